@@ -1,0 +1,102 @@
+// Package llm puts model backends behind one interface. A backend turns a
+// conversation into the exact input its model reads (Prepare) and streams
+// the model's raw reply back chunk by chunk (Stream). Backends know nothing
+// about tools or screens: tool calls are plain text to them, parsed later
+// by package streamparser.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Roles of a Message.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// Thinking is the reasoning the model wrote before Content, kept apart
+	// so that templates can drop it from earlier turns as the model
+	// family was trained to see them.
+	Thinking string `json:"thinking,omitempty"`
+}
+
+// Request is what the caller wants the model to see.
+type Request struct {
+	Messages []Message
+	// Think asks for reasoning: nil lets the backend decide (on where the
+	// model can think), true or false forces it.
+	Think *bool
+}
+
+// Modes of an Input.
+const (
+	ModeRaw  = "raw"  // the backend sends Prompt verbatim
+	ModeChat = "chat" // the backend sends Messages and the server renders them
+)
+
+// Input is exactly what a model will be given for one reply.
+type Input struct {
+	Mode     string    `json:"mode"`
+	Messages []Message `json:"messages"`
+	// Prompt is the rendered text, special tokens included, in raw mode.
+	Prompt string `json:"prompt,omitempty"`
+	// Think tells whether reasoning was asked for.
+	Think bool `json:"think"`
+}
+
+// Chunk is one piece of a streamed reply.
+type Chunk struct {
+	// Content is raw model text, to be parsed by the caller.
+	Content string
+	// Thinking and ToolCalls are filled only when the server parsed the
+	// reply itself (Ollama's chat API does so for some model families).
+	Thinking  string
+	ToolCalls []ToolCall
+}
+
+// ToolCall is a call that the server, not toolscope, parsed.
+type ToolCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Stats are the counters a backend reports when a reply is done.
+// Durations are in nanoseconds in JSON, as Ollama reports them.
+type Stats struct {
+	DoneReason     string        `json:"done_reason"`
+	PromptTokens   int           `json:"prompt_tokens"`
+	OutputTokens   int           `json:"output_tokens"`
+	LoadDuration   time.Duration `json:"load_duration"`
+	PromptDuration time.Duration `json:"prompt_duration"`
+	EvalDuration   time.Duration `json:"eval_duration"`
+	TotalDuration  time.Duration `json:"total_duration"`
+}
+
+// Info describes a backend for people: logs, banners, the page.
+type Info struct {
+	Backend string `json:"backend"` // "ollama" or "demo"
+	Model   string `json:"model"`
+	Mode    string `json:"mode"`
+	// Demo is true for the scripted offline model, which the UI must
+	// always label as such.
+	Demo bool `json:"demo"`
+}
+
+// Backend is a model that toolscope can talk to.
+type Backend interface {
+	Info() Info
+	// Prepare renders what the model will read for req.
+	Prepare(ctx context.Context, req Request) (Input, error)
+	// Stream sends in to the model and calls fn for each chunk of the
+	// reply, in order. It returns when the reply is done, when fn returns
+	// an error, or when ctx ends, and it stops the model's work then.
+	Stream(ctx context.Context, in Input, fn func(Chunk) error) (Stats, error)
+}

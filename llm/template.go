@@ -1,0 +1,45 @@
+package llm
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/template"
+)
+
+// Qwen3Template is the chat template Ollama ships with qwen3 models. The
+// demo model renders its prompts with it, and test servers return it from
+// /api/show, so both read the bytes a real qwen3 would.
+//
+//go:embed qwen3.gotmpl
+var Qwen3Template string
+
+// Render turns messages into a raw prompt with an Ollama model template,
+// using Ollama's own template code so that the result is byte for byte what
+// Ollama itself would send to the model.
+func Render(tmpl string, msgs []Message, think bool) (string, error) {
+	t, err := template.Parse(tmpl)
+	if err != nil {
+		return "", fmt.Errorf("parse the model's template: %w", err)
+	}
+	var b strings.Builder
+	err = t.Execute(&b, template.Values{
+		Messages:   toAPI(msgs),
+		Think:      think,
+		IsThinkSet: true,
+	})
+	if err != nil {
+		return "", fmt.Errorf("render the model's template: %w", err)
+	}
+	return b.String(), nil
+}
+
+func toAPI(msgs []Message) []api.Message {
+	out := make([]api.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking}
+	}
+	return out
+}
