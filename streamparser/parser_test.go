@@ -30,7 +30,7 @@ func think(s string) ev { return ev{Kind: Thinking, Text: s} }
 func thought(s string) []ev {
 	return []ev{{Kind: ThinkingOpen}, think(s), {Kind: ThinkingClose}}
 }
-func open(i int) ev     { return ev{Kind: CallOpen, Index: i} }
+func open(i int) ev { return ev{Kind: CallOpen, Index: i} }
 func delta(i int, s string) ev {
 	return ev{Kind: CallDelta, Index: i, Text: s}
 }
