@@ -13,8 +13,12 @@ import (
 // demo model renders its prompts with it, and test servers return it from
 // /api/show, so both read the bytes a real qwen3 would.
 //
+// Editors end files with a newline; the template as Ollama ships it does
+// not, and a model would read that newline.
+var Qwen3Template = strings.TrimSuffix(qwen3File, "\n")
+
 //go:embed qwen3.gotmpl
-var Qwen3Template string
+var qwen3File string
 
 // Render turns messages into a raw prompt with an Ollama model template,
 // using Ollama's own template code so that the result is byte for byte what

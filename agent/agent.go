@@ -1,0 +1,314 @@
+// Package agent runs the tool-calling loop. Each round it gives the model
+// the conversation, parses the streamed reply with package streamparser,
+// runs the tools the model called, and answers with one <tool_response>
+// block per call in a new user turn, until the model answers in plain text.
+// Every step is reported as an Event; the package formats nothing for a
+// screen, so every front end renders the same stream.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/streamparser"
+	"github.com/toolscope/toolscope/tools"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultMaxRounds   = 8
+	DefaultToolTimeout = 30 * time.Second
+)
+
+// Config sets up an Agent.
+type Config struct {
+	Backend llm.Backend
+	Tools   *tools.Registry
+	// MaxRounds bounds the model replies of one run.
+	MaxRounds int
+	// ToolTimeout bounds one tool call.
+	ToolTimeout time.Duration
+	// Think asks for reasoning: nil lets the backend decide.
+	Think *bool
+	// Now gives the date and time the system prompt states (time.Now if nil).
+	Now func() time.Time
+}
+
+// Agent runs the loop for one backend and one set of tools. It holds no
+// per-run state, so one Agent can serve many runs at once.
+type Agent struct {
+	cfg Config
+}
+
+// New returns an Agent, filling in defaults.
+func New(cfg Config) *Agent {
+	if cfg.MaxRounds <= 0 {
+		cfg.MaxRounds = DefaultMaxRounds
+	}
+	if cfg.ToolTimeout <= 0 {
+		cfg.ToolTimeout = DefaultToolTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Tools == nil {
+		cfg.Tools, _ = tools.NewRegistry()
+	}
+	return &Agent{cfg: cfg}
+}
+
+// Conversation is the history that follow-up questions build on: the
+// system prompt, the requests, the model's raw replies and the tool
+// responses. Runs on one Conversation must not overlap.
+type Conversation struct {
+	Messages []llm.Message `json:"messages"`
+}
+
+// Result is how a run ended.
+type Result struct {
+	Reason string // Answered, MaxRounds, Cancelled or Failed
+	Text   string // the answer
+	Rounds int
+	Err    error // the backend error when Reason is Failed
+}
+
+// Run answers message within conv and reports every step to emit, in order,
+// from the calling goroutine. It returns when the model answers, the round
+// limit is reached, ctx ends, or the backend fails; tool failures never end
+// a run, they go back to the model as errors it can act on.
+func (a *Agent) Run(ctx context.Context, conv *Conversation, message string, emit func(Event)) Result {
+	r := &run{agent: a, conv: conv, emit: emit, start: time.Now()}
+	if len(conv.Messages) == 0 {
+		conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleSystem, Content: SystemPrompt(a.cfg.Tools.Tools(), a.cfg.Now())})
+	}
+	conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: message})
+	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: a.cfg.Backend.Info(), Message: message, Tools: a.cfg.Tools.Names()}})
+	res := r.loop(ctx)
+	if res.Err != nil {
+		r.send(Event{Type: Error, Round: res.Rounds, Error: res.Err.Error()})
+	}
+	r.send(Event{Type: RunFinished, Reason: res.Reason, Text: res.Text, Rounds: res.Rounds})
+	return res
+}
+
+// run is the state of one Run.
+type run struct {
+	agent *Agent
+	conv  *Conversation
+	emit  func(Event)
+	start time.Time
+	seq   int
+}
+
+func (r *run) send(e Event) {
+	r.seq++
+	e.Seq = r.seq
+	e.AtMS = time.Since(r.start).Milliseconds()
+	r.emit(e)
+}
+
+func (r *run) loop(ctx context.Context) Result {
+	for round := 1; ; round++ {
+		reply, err := r.round(ctx, round)
+		r.conv.Messages = append(r.conv.Messages, reply.message())
+		switch {
+		case ctx.Err() != nil:
+			r.answerCalls(ctx, round, reply.calls)
+			return Result{Reason: Cancelled, Text: reply.text(), Rounds: round}
+		case err != nil:
+			return Result{Reason: Failed, Rounds: round, Err: err}
+		case len(reply.calls) == 0:
+			return Result{Reason: Answered, Text: reply.text(), Rounds: round}
+		}
+		r.answerCalls(ctx, round, reply.calls)
+		switch {
+		case ctx.Err() != nil:
+			return Result{Reason: Cancelled, Rounds: round}
+		case round == r.agent.cfg.MaxRounds:
+			return Result{Reason: MaxRounds, Rounds: round}
+		}
+	}
+}
+
+// round asks the model once and streams its reply through the parser.
+func (r *run) round(ctx context.Context, round int) (*reply, error) {
+	cfg := r.agent.cfg
+	rep := &reply{}
+	in, err := cfg.Backend.Prepare(ctx, llm.Request{Messages: r.conv.Messages, Think: cfg.Think})
+	if err != nil {
+		return rep, err
+	}
+	r.send(Event{Type: RoundStarted, Round: round, Input: &in})
+
+	parser := streamparser.New(streamparser.Options{InThinking: opensThinking(in.Prompt)})
+	onEvent := func(pe streamparser.Event) { r.parsed(round, rep, pe) }
+	sent := time.Now()
+	var firstToken time.Duration
+	stats, err := cfg.Backend.Stream(ctx, in, func(c llm.Chunk) error {
+		if firstToken == 0 {
+			firstToken = time.Since(sent)
+		}
+		if c.Thinking != "" {
+			rep.thinking.WriteString(c.Thinking)
+			r.send(Event{Type: ThinkingDelta, Round: round, Text: c.Thinking, ParsedBy: "ollama"})
+		}
+		if c.Content != "" {
+			parser.Feed(c.Content, onEvent)
+			r.send(Event{Type: Token, Round: round, Text: c.Content, Pending: parser.Pending()})
+		}
+		for _, tc := range c.ToolCalls {
+			r.ollamaCall(round, rep, tc)
+		}
+		return nil
+	})
+	parser.Flush(onEvent)
+	r.send(Event{Type: RoundFinished, Round: round, Stats: &RoundStats{Stats: stats, FirstTokenMS: millis(firstToken)}})
+	return rep, err
+}
+
+// opensThinking reports whether a raw prompt leaves the model inside an
+// open <think> block, so that its reply has no opening tag.
+func opensThinking(prompt string) bool {
+	p := strings.TrimRight(prompt, " \n")
+	return strings.HasSuffix(p, "<think>")
+}
+
+// parsed turns a parser event into run events and the reply's record.
+func (r *run) parsed(round int, rep *reply, pe streamparser.Event) {
+	switch pe.Kind {
+	case streamparser.Text:
+		rep.content.WriteString(pe.Text)
+		r.send(Event{Type: TextDelta, Round: round, Text: pe.Text})
+	case streamparser.Thinking:
+		rep.thinking.WriteString(pe.Text)
+		r.send(Event{Type: ThinkingDelta, Round: round, Text: pe.Text, ParsedBy: "toolscope"})
+	case streamparser.CallOpen:
+		r.send(Event{Type: ToolCallOpened, Round: round, Call: &Call{Index: pe.Index, ParsedBy: "toolscope"}})
+	case streamparser.CallDelta:
+		r.send(Event{Type: ToolCallDelta, Round: round, Text: pe.Text, Call: &Call{Index: pe.Index, ParsedBy: "toolscope"}})
+	case streamparser.CallParsed, streamparser.CallInvalid:
+		c := &Call{Index: pe.Index, Name: pe.Call.Name, Arguments: pe.Call.Arguments, Raw: pe.Call.Raw, Reason: pe.Call.Reason, ParsedBy: "toolscope"}
+		rep.content.WriteString("<tool_call>" + pe.Call.Raw)
+		if pe.Call.Reason != streamparser.Unclosed {
+			rep.content.WriteString("</tool_call>")
+		}
+		rep.calls = append(rep.calls, c)
+		typ := ToolCallParsed
+		if c.Reason != "" {
+			typ = ToolCallInvalid
+		}
+		r.send(Event{Type: typ, Round: round, Call: c})
+	}
+}
+
+// ollamaCall records a call that Ollama's own parser took out of the reply.
+// It is written back into the history in the trained format, since the
+// model never sees Ollama's structured form in toolscope's prompts.
+func (r *run) ollamaCall(round int, rep *reply, tc llm.ToolCall) {
+	args := tc.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	raw := fmt.Sprintf("\n{\"name\": %q, \"arguments\": %s}\n", tc.Name, args)
+	c := &Call{Index: len(rep.calls), Name: tc.Name, Arguments: args, Raw: raw, ParsedBy: "ollama"}
+	rep.content.WriteString("<tool_call>" + raw + "</tool_call>")
+	rep.calls = append(rep.calls, c)
+	r.send(Event{Type: ToolCallParsed, Round: round, Call: c, ParsedBy: "ollama"})
+}
+
+// answerCalls runs the calls in order and adds their responses to the
+// conversation as one user turn. Once ctx has ended, the calls left get a
+// "cancelled" response, so the history stays well-formed for a follow-up.
+func (r *run) answerCalls(ctx context.Context, round int, calls []*Call) {
+	if len(calls) == 0 {
+		return
+	}
+	blocks := make([]string, len(calls))
+	for i, c := range calls {
+		blocks[i] = "<tool_response>\n" + r.execute(ctx, round, c) + "\n</tool_response>"
+	}
+	text := strings.Join(blocks, "\n")
+	r.conv.Messages = append(r.conv.Messages, llm.Message{Role: llm.RoleUser, Content: text})
+	r.send(Event{Type: ToolResponse, Round: round, Text: text})
+}
+
+// execute runs one call and returns the text the model reads back.
+func (r *run) execute(ctx context.Context, round int, c *Call) string {
+	if c.Reason != "" {
+		return errorJSON(c.Reason)
+	}
+	if ctx.Err() != nil {
+		return errorJSON("cancelled by the user before the tool ran")
+	}
+	r.send(Event{Type: ToolStarted, Round: round, Call: c})
+	began := time.Now()
+	result, err := r.agent.call(ctx, c)
+	done := Event{Type: ToolFinished, Round: round, Call: c, DurationMS: millis(time.Since(began))}
+	if err != nil {
+		done.Error = err.Error()
+		r.send(done)
+		return errorJSON(err.Error())
+	}
+	done.Result = result
+	r.send(done)
+	return result
+}
+
+// call checks the arguments and runs the tool, bounded by the tool
+// timeout. A tool that panics or ignores its context cannot take the run
+// down with it: the panic becomes an error, and a tool that never returns
+// is left behind once the timeout passes.
+func (a *Agent) call(ctx context.Context, c *Call) (string, error) {
+	if err := a.cfg.Tools.Check(c.Name, c.Arguments); err != nil {
+		return "", err
+	}
+	t, _ := a.cfg.Tools.Lookup(c.Name)
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.ToolTimeout)
+	defer cancel()
+	type outcome struct {
+		result string
+		err    error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{err: fmt.Errorf("tool %s crashed: %v", c.Name, p)}
+			}
+		}()
+		result, err := t.Call(ctx, c.Arguments)
+		done <- outcome{result, err}
+	}()
+	select {
+	case o := <-done:
+		return o.result, o.err
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
+			return "", fmt.Errorf("tool %s did not answer within %s", c.Name, a.cfg.ToolTimeout)
+		}
+		return "", fmt.Errorf("tool %s was cancelled: %w", c.Name, ctx.Err())
+	}
+}
+
+func errorJSON(msg string) string {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return string(b)
+}
+
+// reply is what the model wrote in one round.
+type reply struct {
+	content  strings.Builder // everything outside thinking, tags included
+	thinking strings.Builder
+	calls    []*Call
+}
+
+func (rep *reply) text() string { return strings.TrimSpace(rep.content.String()) }
+
+func (rep *reply) message() llm.Message {
+	return llm.Message{Role: llm.RoleAssistant, Content: rep.text(), Thinking: strings.TrimSpace(rep.thinking.String())}
+}

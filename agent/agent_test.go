@@ -1,0 +1,485 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama"
+	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/tools"
+)
+
+var now = time.Date(2026, 11, 29, 21, 49, 0, 0, time.UTC)
+
+// fixture is an agent wired to an in-process Ollama.
+type fixture struct {
+	t      *testing.T
+	server *ollamatest.Server
+	agent  *agent.Agent
+}
+
+type option func(*agent.Config)
+
+func newFixture(t *testing.T, mode string, extra []tools.Tool, opts ...option) *fixture {
+	t.Helper()
+	server := ollamatest.New(t)
+	backend, err := ollama.New(ollama.Config{Host: server.Host(), Mode: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	registry, err := tools.NewRegistry(append(tools.Stubs(0), extra...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := agent.Config{Backend: backend, Tools: registry, Now: func() time.Time { return now }}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &fixture{t: t, server: server, agent: agent.New(cfg)}
+}
+
+// run runs one request and returns its result and events.
+func (f *fixture) run(ctx context.Context, conv *agent.Conversation, message string) (agent.Result, []agent.Event) {
+	var events []agent.Event
+	res := f.agent.Run(ctx, conv, message, func(e agent.Event) { events = append(events, e) })
+	return res, events
+}
+
+func sendMailCall(to string) string {
+	return "<tool_call>\n{\"name\": \"send_mail\", \"arguments\": {\"to\": \"" + to + "\", \"subject\": \"Standup\", \"body\": \"See you at 9.\"}}\n</tool_call>"
+}
+
+func ofType(events []agent.Event, typ agent.Type) []agent.Event {
+	var out []agent.Event
+	for _, e := range events {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func TestOneCallThenAnswer(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	f.server.Reply(
+		ollamatest.Reply{Text: "<think>\nThe user wants an email sent.\n</think>\n\n" + sendMailCall("john@example.com")},
+		ollamatest.Reply{Text: "<think>\nIt was sent.\n</think>\n\nYour email to john@example.com has been sent."},
+	)
+	res, events := f.run(context.Background(), &agent.Conversation{}, "Email john@example.com about the standup")
+
+	if res.Reason != agent.Answered || res.Text != "Your email to john@example.com has been sent." || res.Rounds != 2 {
+		t.Fatalf("result = %+v, want answered in 2 rounds", res)
+	}
+	finished := ofType(events, agent.ToolFinished)
+	if len(finished) != 1 || finished[0].Call.Name != "send_mail" || finished[0].Error != "" {
+		t.Fatalf("tool_finished events = %+v, want one successful send_mail", finished)
+	}
+	result := finished[0].Result
+	if !strings.Contains(result, `"status":"sent"`) {
+		t.Fatalf("send_mail result %q does not say sent", result)
+	}
+
+	// The result goes back in exactly the format of DESIGN.md, in one user
+	// turn after the assistant's raw call.
+	requests := f.server.Requests()
+	if len(requests) != 2 {
+		t.Fatalf("the model was asked %d times, want 2", len(requests))
+	}
+	wantTurn := "<|im_start|>assistant\n" + sendMailCall("john@example.com") + "<|im_end|>\n" +
+		"<|im_start|>user\n<tool_response>\n" + result + "\n</tool_response> /think<|im_end|>\n<|im_start|>assistant\n"
+	if !strings.HasSuffix(requests[1].Prompt, wantTurn) {
+		t.Fatalf("round 2 prompt does not end with the call and its response\n got: %q\nwant suffix: %q", requests[1].Prompt, wantTurn)
+	}
+	responses := ofType(events, agent.ToolResponse)
+	if len(responses) != 1 || responses[0].Text != "<tool_response>\n"+result+"\n</tool_response>" {
+		t.Fatalf("tool_response events = %+v", responses)
+	}
+	rounds := ofType(events, agent.RoundStarted)
+	if len(rounds) != 2 || rounds[1].Input.Prompt != requests[1].Prompt {
+		t.Fatalf("round_started does not carry the exact prompt the model got")
+	}
+	thinking := ofType(events, agent.ThinkingDelta)
+	if len(thinking) == 0 || thinking[0].ParsedBy != "toolscope" {
+		t.Fatalf("thinking was not parsed by toolscope: %+v", thinking)
+	}
+}
+
+func TestEventsAreNumberedAndOrdered(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	f.server.Reply(ollamatest.Reply{Text: sendMailCall("a@b.co")}, ollamatest.Reply{Text: "Sent."})
+	_, events := f.run(context.Background(), &agent.Conversation{}, "mail a@b.co")
+
+	for i, e := range events {
+		if e.Seq != i+1 {
+			t.Fatalf("event %d has seq %d", i, e.Seq)
+		}
+	}
+	var order []agent.Type
+	for _, e := range events {
+		if e.Type != agent.Token && e.Type != agent.TextDelta && e.Type != agent.ToolCallDelta {
+			order = append(order, e.Type)
+		}
+	}
+	want := []agent.Type{
+		agent.RunStarted, agent.RoundStarted, agent.ToolCallOpened, agent.ToolCallParsed, agent.RoundFinished,
+		agent.ToolStarted, agent.ToolFinished, agent.ToolResponse,
+		agent.RoundStarted, agent.RoundFinished, agent.RunFinished,
+	}
+	if strings.Join(types(order), " ") != strings.Join(types(want), " ") {
+		t.Fatalf("event order\n got: %v\nwant: %v", order, want)
+	}
+	var raw strings.Builder
+	for _, e := range ofType(events, agent.Token) {
+		if e.Round == 1 {
+			raw.WriteString(e.Text)
+		}
+	}
+	if raw.String() != sendMailCall("a@b.co") {
+		t.Fatalf("token events of round 1 = %q, want the raw reply", raw.String())
+	}
+	stats := ofType(events, agent.RoundFinished)[0].Stats
+	if stats.DoneReason != "stop" || stats.OutputTokens == 0 || stats.PromptTokens == 0 {
+		t.Fatalf("round stats = %+v, want the counters of the done line", stats)
+	}
+}
+
+func types(ts []agent.Type) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t)
+	}
+	return out
+}
+
+func TestEventJSONFieldNames(t *testing.T) {
+	e := agent.Event{Seq: 3, Type: agent.ToolFinished, AtMS: 12, Round: 1,
+		Call:   &agent.Call{Index: 0, Name: "send_mail", Arguments: json.RawMessage(`{"to":"x"}`), ParsedBy: "toolscope"},
+		Result: `{"status":"sent"}`, DurationMS: 3000}
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"seq":3,"type":"tool_finished","at_ms":12,"round":1,"call":{"index":0,"name":"send_mail","arguments":{"to":"x"},"parsed_by":"toolscope"},"result":"{\"status\":\"sent\"}","duration_ms":3000}`
+	if string(b) != want {
+		t.Fatalf("JSON\n got: %s\nwant: %s", b, want)
+	}
+}
+
+func TestTwoCallsInOneReply(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	f.server.Reply(
+		ollamatest.Reply{Text: sendMailCall("a@co.com") + "\n" + sendMailCall("b@co.com")},
+		ollamatest.Reply{Text: "Both sent."},
+	)
+	res, events := f.run(context.Background(), &agent.Conversation{}, "email a and b")
+	if res.Reason != agent.Answered || res.Text != "Both sent." {
+		t.Fatalf("result = %+v", res)
+	}
+	finished := ofType(events, agent.ToolFinished)
+	if len(finished) != 2 || finished[0].Call.Index != 0 || finished[1].Call.Index != 1 ||
+		!strings.Contains(finished[0].Result, "a@co.com") || !strings.Contains(finished[1].Result, "b@co.com") {
+		t.Fatalf("calls ran out of order or not at all: %+v", finished)
+	}
+	response := ofType(events, agent.ToolResponse)[0].Text
+	want := "<tool_response>\n" + finished[0].Result + "\n</tool_response>\n<tool_response>\n" + finished[1].Result + "\n</tool_response>"
+	if response != want {
+		t.Fatalf("response turn\n got: %q\nwant: %q", response, want)
+	}
+}
+
+func TestMalformedCallThenCorrected(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	f.server.Reply(
+		ollamatest.Reply{Text: `<tool_call>{"name": "send_mail", "arguments": {"to": "a@co.com",}}</tool_call>`},
+		ollamatest.Reply{Text: sendMailCall("a@co.com")},
+		ollamatest.Reply{Text: "Sent."},
+	)
+	res, events := f.run(context.Background(), &agent.Conversation{}, "email a")
+	if res.Reason != agent.Answered || res.Rounds != 3 {
+		t.Fatalf("result = %+v, want an answer after 3 rounds", res)
+	}
+	invalid := ofType(events, agent.ToolCallInvalid)
+	if len(invalid) != 1 || !strings.Contains(invalid[0].Call.Reason, "not valid JSON") {
+		t.Fatalf("invalid call events = %+v", invalid)
+	}
+	if started := ofType(events, agent.ToolStarted); len(started) != 1 || started[0].Round != 2 {
+		t.Fatalf("the malformed call must not run; the corrected one must: %+v", started)
+	}
+	first := ofType(events, agent.ToolResponse)[0].Text
+	if !strings.HasPrefix(first, "<tool_response>\n{\"error\":\"the \\u003ctool_call\\u003e is not valid JSON") &&
+		!strings.HasPrefix(first, "<tool_response>\n{\"error\":\"the <tool_call> is not valid JSON") {
+		t.Fatalf("the model was not told its call was malformed: %q", first)
+	}
+}
+
+func TestUnknownToolAndBadArguments(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	f.server.Reply(
+		ollamatest.Reply{Text: `<tool_call>{"name": "send_fax", "arguments": {}}</tool_call><tool_call>{"name": "send_mail", "arguments": {"to": "a@co.com"}}</tool_call>`},
+		ollamatest.Reply{Text: "I could not do that."},
+	)
+	res, events := f.run(context.Background(), &agent.Conversation{}, "fax it")
+	if res.Reason != agent.Answered {
+		t.Fatalf("result = %+v: a bad call must not end the run", res)
+	}
+	finished := ofType(events, agent.ToolFinished)
+	if len(finished) != 2 {
+		t.Fatalf("tool_finished events = %+v", finished)
+	}
+	if !strings.Contains(finished[0].Error, `unknown tool "send_fax"`) || !strings.Contains(finished[0].Error, "send_mail") {
+		t.Errorf("unknown tool error = %q, want it to name the tool and the ones available", finished[0].Error)
+	}
+	if !strings.Contains(finished[1].Error, `missing required argument "subject"`) {
+		t.Errorf("bad argument error = %q, want it to name the field", finished[1].Error)
+	}
+	response := ofType(events, agent.ToolResponse)[0].Text
+	if strings.Count(response, `{"error":`) != 2 {
+		t.Errorf("both errors must go back to the model: %q", response)
+	}
+}
+
+// blocking is a tool that waits for its context, or forever if stubborn.
+func blocking(name string, started chan<- struct{}, stubborn bool) tools.Tool {
+	return tools.Func(name, "Waits.", json.RawMessage(`{"type":"object"}`),
+		func(ctx context.Context, _ struct{}) (string, error) {
+			if started != nil {
+				close(started)
+			}
+			if stubborn {
+				select {} // ignores its context, as a badly written tool might
+			}
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+}
+
+func TestToolTimeoutPanicAndError(t *testing.T) {
+	panicky := tools.Func("explode", "Panics.", json.RawMessage(`{"type":"object"}`),
+		func(context.Context, struct{}) (string, error) { panic("boom") })
+	failing := tools.Func("fail", "Fails.", json.RawMessage(`{"type":"object"}`),
+		func(context.Context, struct{}) (string, error) { return "", errors.New("disk full") })
+	f := newFixture(t, llm.ModeRaw,
+		[]tools.Tool{blocking("slow", nil, false), blocking("stuck", nil, true), panicky, failing},
+		func(c *agent.Config) { c.ToolTimeout = 20 * time.Millisecond })
+	call := func(name string) string { return `<tool_call>{"name": "` + name + `"}</tool_call>` }
+	f.server.Reply(
+		ollamatest.Reply{Text: call("slow") + call("stuck") + call("explode") + call("fail")},
+		ollamatest.Reply{Text: "Nothing worked."},
+	)
+	res, events := f.run(context.Background(), &agent.Conversation{}, "try")
+	if res.Reason != agent.Answered {
+		t.Fatalf("result = %+v: failing tools must not end the run", res)
+	}
+	finished := ofType(events, agent.ToolFinished)
+	want := []string{"tool slow did not answer within 20ms", "tool stuck did not answer within 20ms", "tool explode crashed: boom", "disk full"}
+	if len(finished) != len(want) {
+		t.Fatalf("got %d tool_finished events, want %d", len(finished), len(want))
+	}
+	for i, w := range want {
+		if finished[i].Error != w {
+			t.Errorf("call %d error = %q, want %q", i, finished[i].Error, w)
+		}
+	}
+}
+
+func TestMaxRounds(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil, func(c *agent.Config) { c.MaxRounds = 2 })
+	f.server.Reply(ollamatest.Reply{Text: sendMailCall("a@co.com")}, ollamatest.Reply{Text: sendMailCall("a@co.com")})
+	res, events := f.run(context.Background(), &agent.Conversation{}, "loop")
+	if res.Reason != agent.MaxRounds || res.Rounds != 2 {
+		t.Fatalf("result = %+v, want max_rounds after 2", res)
+	}
+	if n := len(f.server.Requests()); n != 2 {
+		t.Fatalf("the model was asked %d times, want 2", n)
+	}
+	last := events[len(events)-1]
+	if last.Type != agent.RunFinished || last.Reason != agent.MaxRounds {
+		t.Fatalf("last event = %+v", last)
+	}
+}
+
+func TestCancelWhileToolRuns(t *testing.T) {
+	started := make(chan struct{})
+	f := newFixture(t, llm.ModeRaw, []tools.Tool{blocking("slow", started, false)})
+	f.server.Reply(ollamatest.Reply{Text: `<tool_call>{"name": "slow"}</tool_call>`})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	conv := &agent.Conversation{}
+	res, events := f.run(ctx, conv, "wait")
+	if res.Reason != agent.Cancelled {
+		t.Fatalf("result = %+v, want cancelled", res)
+	}
+	finished := ofType(events, agent.ToolFinished)
+	if len(finished) != 1 || !strings.Contains(finished[0].Error, "context canceled") {
+		t.Fatalf("tool_finished = %+v, want the tool's cancellation", finished)
+	}
+	// The history stays well-formed: the call has its response.
+	last := conv.Messages[len(conv.Messages)-1]
+	if last.Role != llm.RoleUser || !strings.Contains(last.Content, "<tool_response>") {
+		t.Fatalf("last message = %+v, want the tool response turn", last)
+	}
+}
+
+func TestCancelWhileModelStreams(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	ended := make(chan struct{})
+	f.server.Reply(ollamatest.Reply{Text: "I am thinking about", Hold: true, Ended: ended})
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	res := f.agent.Run(ctx, &agent.Conversation{}, "hi", func(e agent.Event) {
+		if e.Type == agent.Token {
+			once.Do(cancel)
+		}
+	})
+	if res.Reason != agent.Cancelled {
+		t.Fatalf("result = %+v, want cancelled", res)
+	}
+	<-ended // the server saw the request end
+}
+
+func TestBackendErrorEndsRun(t *testing.T) {
+	server := ollamatest.New(t)
+	backend, err := ollama.New(ollama.Config{Host: server.Host(), Model: "llama9:1b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(agent.Config{Backend: backend})
+	var events []agent.Event
+	res := a.Run(context.Background(), &agent.Conversation{}, "hi", func(e agent.Event) { events = append(events, e) })
+	if res.Reason != agent.Failed || res.Err == nil {
+		t.Fatalf("result = %+v, want failed", res)
+	}
+	errs := ofType(events, agent.Error)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error, "ollama pull llama9:1b") {
+		t.Fatalf("error events = %+v, want one naming the fix", errs)
+	}
+}
+
+func TestFollowUpKeepsHistory(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	f.server.Reply(
+		ollamatest.Reply{Text: sendMailCall("a@co.com")},
+		ollamatest.Reply{Text: "Sent to a@co.com."},
+		ollamatest.Reply{Text: "It went to a@co.com."},
+	)
+	conv := &agent.Conversation{}
+	f.run(context.Background(), conv, "email a@co.com")
+	res, _ := f.run(context.Background(), conv, "Who did you email?")
+	if res.Text != "It went to a@co.com." {
+		t.Fatalf("follow-up answer = %q", res.Text)
+	}
+	prompt := f.server.Requests()[2].Prompt
+	for _, want := range []string{"email a@co.com", sendMailCall("a@co.com"), "<tool_response>", "Sent to a@co.com.", "Who did you email? /think"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("follow-up prompt lacks %q", want)
+		}
+	}
+	if strings.Count(prompt, "<|im_start|>system") != 1 {
+		t.Errorf("follow-up prompt must hold one system prompt:\n%s", prompt)
+	}
+}
+
+func TestChatModeRunsCallsOllamaParsed(t *testing.T) {
+	f := newFixture(t, llm.ModeChat, nil)
+	f.server.Reply(
+		ollamatest.Reply{Thinking: "Email it.", ToolCalls: []llm.ToolCall{{Name: "send_mail",
+			Arguments: json.RawMessage(`{"to":"a@co.com","subject":"Hi","body":"Hello"}`)}}},
+		ollamatest.Reply{Text: "Done."},
+	)
+	res, events := f.run(context.Background(), &agent.Conversation{}, "email a@co.com")
+	if res.Reason != agent.Answered || res.Text != "Done." {
+		t.Fatalf("result = %+v", res)
+	}
+	parsed := ofType(events, agent.ToolCallParsed)
+	if len(parsed) != 1 || parsed[0].Call.ParsedBy != "ollama" || parsed[0].ParsedBy != "ollama" {
+		t.Fatalf("tool_call_parsed = %+v, want one marked as parsed by Ollama", parsed)
+	}
+	thinking := ofType(events, agent.ThinkingDelta)
+	if len(thinking) == 0 || thinking[0].ParsedBy != "ollama" {
+		t.Fatalf("thinking = %+v, want it marked as parsed by Ollama", thinking)
+	}
+	if len(ofType(events, agent.ToolFinished)) != 1 {
+		t.Fatal("the call Ollama parsed did not run")
+	}
+	second := f.server.Requests()[1]
+	if second.Path != "/api/chat" || second.Tools != 0 {
+		t.Fatalf("second request = %+v, want /api/chat with no tools", second)
+	}
+	history := second.Messages[len(second.Messages)-2]
+	if history.Role != "assistant" || !strings.Contains(history.Content, `"name": "send_mail"`) {
+		t.Fatalf("the call must be written back into the history in the trained format: %+v", history)
+	}
+}
+
+func TestPromptThatOpensThinking(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	f.server.AddModel("opener", ollamatest.Model{
+		Template:     "{{ range .Messages }}{{ .Role }}: {{ .Content }}\n{{ end }}assistant: <think>\n",
+		Capabilities: []string{"completion", "thinking"},
+	})
+	backend, err := ollama.New(ollama.Config{Host: f.server.Host(), Model: "opener"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(agent.Config{Backend: backend})
+	f.server.Reply(ollamatest.Reply{Text: "Just say hi.\n</think>\n\nHi!"})
+	var events []agent.Event
+	res := a.Run(context.Background(), &agent.Conversation{}, "hello", func(e agent.Event) { events = append(events, e) })
+	if res.Text != "Hi!" {
+		t.Fatalf("answer = %q, want the text after </think>", res.Text)
+	}
+	var thought strings.Builder
+	for _, e := range ofType(events, agent.ThinkingDelta) {
+		thought.WriteString(e.Text)
+	}
+	if thought.String() != "Just say hi.\n" {
+		t.Fatalf("thinking = %q", thought.String())
+	}
+}
+
+func TestSystemPrompt(t *testing.T) {
+	registry, err := tools.NewRegistry(tools.Stubs(0)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zone := time.FixedZone("CET", 3600)
+	got := agent.SystemPrompt(registry.Tools(), time.Date(2026, 11, 29, 21, 49, 0, 0, zone))
+	for _, want := range []string{
+		"Today is Sunday, 2026-11-29. The time is 21:49 in time zone CET (UTC+01:00).",
+		"# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{\"type\": \"function\", \"function\": {\"name\":\"send_mail\",",
+		"</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("system prompt lacks %q\n%s", want, got)
+		}
+	}
+	lines := strings.Split(got, "\n")
+	var toolLines int
+	for _, l := range lines {
+		if strings.HasPrefix(l, `{"type": "function"`) {
+			toolLines++
+			var v struct {
+				Function struct {
+					Name       string          `json:"name"`
+					Parameters json.RawMessage `json:"parameters"`
+				} `json:"function"`
+			}
+			if err := json.Unmarshal([]byte(l), &v); err != nil || v.Function.Name == "" || len(v.Function.Parameters) == 0 {
+				t.Errorf("tool line is not one JSON object with a name and parameters: %s (%v)", l, err)
+			}
+		}
+	}
+	if toolLines != 3 {
+		t.Errorf("got %d tool lines, want 3", toolLines)
+	}
+}

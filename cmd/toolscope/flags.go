@@ -1,0 +1,110 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/demo"
+	"github.com/toolscope/toolscope/llm/ollama"
+	"github.com/toolscope/toolscope/tools"
+)
+
+// engineFlags are the flags of every command that runs the loop.
+type engineFlags struct {
+	backend, model, host, mode string
+	maxRounds                  int
+	toolDelay, toolTimeout     time.Duration
+	demoDelay                  time.Duration
+	think                      optionalBool
+	showThinking, json         bool
+	verbose                    bool
+}
+
+func newFlagSet(name string, stderr io.Writer, f *engineFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.backend, "backend", "ollama", "model backend: ollama, or demo (offline, scripted)")
+	fs.StringVar(&f.model, "model", "qwen3:4b", "Ollama model")
+	fs.StringVar(&f.host, "ollama-host", "", "Ollama address (default $OLLAMA_HOST, else 127.0.0.1:11434)")
+	fs.StringVar(&f.mode, "mode", llm.ModeRaw, "raw: toolscope renders the prompt and sends it verbatim; chat: Ollama's /api/chat renders it")
+	fs.IntVar(&f.maxRounds, "max-rounds", agent.DefaultMaxRounds, "most model replies in one run")
+	fs.DurationVar(&f.toolDelay, "tool-delay", 3*time.Second, "how long the stub tools take")
+	fs.DurationVar(&f.toolTimeout, "tool-timeout", agent.DefaultToolTimeout, "longest a tool may run before its call fails")
+	fs.DurationVar(&f.demoDelay, "demo-delay", 30*time.Millisecond, "pause between the demo model's tokens")
+	fs.Var(&f.think, "think", "ask for reasoning (default: on where the model can think)")
+	fs.BoolVar(&f.showThinking, "show-thinking", false, "print the model's reasoning")
+	fs.BoolVar(&f.json, "json", false, "print the event stream as JSON lines instead")
+	fs.BoolVar(&f.verbose, "v", false, "also print the backend and each round's counters")
+	return fs
+}
+
+// parse reads flags and positional arguments in any order, as in
+// `toolscope run "request" --json`.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func (f *engineFlags) newAgent() (*agent.Agent, error) {
+	backend, err := f.newBackend()
+	if err != nil {
+		return nil, err
+	}
+	registry, err := tools.NewRegistry(tools.Stubs(f.toolDelay)...)
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(agent.Config{
+		Backend:     backend,
+		Tools:       registry,
+		MaxRounds:   f.maxRounds,
+		ToolTimeout: f.toolTimeout,
+		Think:       f.think.value,
+	}), nil
+}
+
+func (f *engineFlags) newBackend() (llm.Backend, error) {
+	switch f.backend {
+	case "ollama":
+		return ollama.New(ollama.Config{Host: f.host, Model: f.model, Mode: f.mode})
+	case "demo":
+		return demo.New(demo.Config{TokenDelay: f.demoDelay}), nil
+	}
+	return nil, fmt.Errorf("unknown backend %q: use ollama or demo", f.backend)
+}
+
+// optionalBool is a boolean flag that remembers whether it was set.
+type optionalBool struct{ value *bool }
+
+func (b *optionalBool) String() string {
+	if b == nil || b.value == nil {
+		return "auto"
+	}
+	return strconv.FormatBool(*b.value)
+}
+
+func (b *optionalBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.value = &v
+	return nil
+}
+
+func (b *optionalBool) IsBoolFlag() bool { return true }

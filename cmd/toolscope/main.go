@@ -1,0 +1,55 @@
+// Command toolscope makes LLM tool calling visible. See the README for the
+// subcommands and their flags.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `toolscope makes LLM tool calling visible.
+
+Usage:
+  toolscope run [flags] "request"   answer one request; tool lines on stderr, the answer on stdout
+  toolscope chat [flags]            a conversation on stdin; /new starts over, /quit or end of input leaves
+  toolscope help                    this text
+
+Run 'toolscope run -h' for the flags.
+`
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitInterrupted = 130 // as shells report a process ended by Ctrl-C
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return runCommand(ctx, args[1:], stdout, stderr)
+	case "chat":
+		return chatCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "toolscope: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}
