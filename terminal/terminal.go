@@ -76,6 +76,10 @@ func (r *Renderer) thought(text string) {
 		return
 	}
 	if !r.thinking {
+		text = strings.TrimLeft(text, " \n")
+		if text == "" {
+			return
+		}
 		fmt.Fprint(r.Log, "thinking: ")
 		r.thinking = true
 	}

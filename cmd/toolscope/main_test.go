@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm/ollamatest"
+)
+
+// binary is toolscope built once for the tests, so that they run it as a
+// person would.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toolscope-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "toolscope")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build toolscope: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func toolscope(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("run toolscope: %v", err)
+	}
+	return result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+const mailCall = "<tool_call>\n{\"name\": \"send_mail\", \"arguments\": {\"to\": \"john@example.com\", \"subject\": \"Standup\", \"body\": \"Tomorrow at 9.\"}}\n</tool_call>"
+
+func TestRunAgainstOllama(t *testing.T) {
+	server := ollamatest.New(t)
+	server.Reply(
+		ollamatest.Reply{Text: "<think>\nSend it.\n</think>\n\n" + mailCall},
+		ollamatest.Reply{Text: "Your email to john@example.com has been sent."},
+	)
+	r := toolscope(t, "", "run", "--ollama-host", server.Host(), "--tool-delay", "0", "--show-thinking",
+		"Send an email to john@example.com about tomorrow's standup")
+	if r.code != exitOK {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if r.stdout != "Your email to john@example.com has been sent.\n" {
+		t.Fatalf("stdout = %q, want the answer alone", r.stdout)
+	}
+	for _, want := range []string{
+		"tools: send_mail, schedule_meeting, cancel_meeting\n",
+		`tool: send_mail({"to":"john@example.com","subject":"Standup","body":"Tomorrow at 9."}) = {"status":"sent",`,
+		"thinking: Send it.",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
+func TestRunJSON(t *testing.T) {
+	server := ollamatest.New(t)
+	server.Reply(ollamatest.Reply{Text: mailCall}, ollamatest.Reply{Text: "Sent."})
+	r := toolscope(t, "", "run", "mail john", "--json", "--tool-delay=0", "--ollama-host="+server.Host())
+	if r.code != exitOK {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	var types []agent.Type
+	lines := bufio.NewScanner(strings.NewReader(r.stdout))
+	for lines.Scan() {
+		var e agent.Event
+		if err := json.Unmarshal(lines.Bytes(), &e); err != nil {
+			t.Fatalf("line %q is not an event: %v", lines.Text(), err)
+		}
+		types = append(types, e.Type)
+	}
+	if len(types) < 10 || types[0] != agent.RunStarted || types[len(types)-1] != agent.RunFinished {
+		t.Fatalf("event types = %v", types)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	server := ollamatest.New(t)
+	closed := closedAddress(t)
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no request", []string{"run"}, exitUsage, "give one request"},
+		{"unknown flag", []string{"run", "--nope", "hi"}, exitUsage, "flag provided but not defined: -nope"},
+		{"unknown command", []string{"fly"}, exitUsage, `unknown command "fly"`},
+		{"unknown backend", []string{"run", "--backend", "gpt", "hi"}, exitUsage, `unknown backend "gpt"`},
+		{"bad mode", []string{"run", "--mode", "fast", "hi"}, exitUsage, "fast"},
+		{"ollama down", []string{"run", "--ollama-host", closed, "hi"}, exitError, "start it with 'ollama serve', or run with --backend demo"},
+		{"model not pulled", []string{"run", "--ollama-host", server.Host(), "--model", "qwen9:1b", "hi"}, exitError, "run 'ollama pull qwen9:1b'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := toolscope(t, "", c.args...)
+			if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, c.code, c.want)
+			}
+		})
+	}
+}
+
+func TestMaxRoundsExitsWithError(t *testing.T) {
+	server := ollamatest.New(t)
+	server.Reply(ollamatest.Reply{Text: mailCall})
+	r := toolscope(t, "", "run", "--ollama-host", server.Host(), "--tool-delay", "0", "--max-rounds", "1", "mail")
+	if r.code != exitError || !strings.Contains(r.stderr, "raise --max-rounds") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestChatKeepsHistory(t *testing.T) {
+	server := ollamatest.New(t)
+	server.Reply(ollamatest.Reply{Text: "Hello!"}, ollamatest.Reply{Text: "You said hi."}, ollamatest.Reply{Text: "Fresh."})
+	r := toolscope(t, "hi\nwhat did I say?\n/new\nagain\n", "chat", "--ollama-host", server.Host())
+	if r.code != exitOK {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if r.stdout != "Hello!\nYou said hi.\nFresh.\n" {
+		t.Fatalf("stdout = %q", r.stdout)
+	}
+	requests := server.Requests()
+	if !strings.Contains(requests[1].Prompt, "Hello!") {
+		t.Errorf("the second turn lost the first: %q", requests[1].Prompt)
+	}
+	if strings.Contains(requests[2].Prompt, "Hello!") {
+		t.Errorf("/new kept the old conversation: %q", requests[2].Prompt)
+	}
+}
+
+func TestRunDemo(t *testing.T) {
+	for _, c := range []struct{ request, tool, answer string }{
+		{"Send an email to john@example.com about tomorrow's standup", `tool: send_mail({"to":"john@example.com"`, "john@example.com"},
+		{"Schedule a meeting with alice@co.com on 2026-04-01 at 10:00", `tool: schedule_meeting({"title":`, "April 1"},
+		{"Cancel the standup meeting on 2026-12-01", `tool: cancel_meeting({"title":"standup","date":"2026-12-01"})`, "December 1"},
+	} {
+		t.Run(c.request, func(t *testing.T) {
+			r := toolscope(t, "", "run", "--backend", "demo", "--demo-delay", "0", "--tool-delay", "0", c.request)
+			if r.code != exitOK {
+				t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, c.tool) || !strings.Contains(r.stderr, "demo model") {
+				t.Errorf("stderr lacks the tool line or the demo label:\n%s", r.stderr)
+			}
+			if !strings.Contains(r.stdout, c.answer) {
+				t.Errorf("answer %q does not mention %q", r.stdout, c.answer)
+			}
+		})
+	}
+}
+
+// closedAddress returns a loopback address where nothing listens.
+func closedAddress(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}

@@ -1,0 +1,91 @@
+package ollama
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/model/renderers"
+	ollamamodel "github.com/ollama/ollama/types/model"
+
+	"github.com/toolscope/toolscope/llm"
+)
+
+var _ llm.Backend = (*Backend)(nil)
+
+// modelInfo is what Prepare needs from /api/show.
+type modelInfo struct {
+	template string
+	renderer string // Ollama's Go renderer, used instead of template when set
+	thinking bool   // the model can reason before it answers
+}
+
+// Prepare decides whether the model thinks and, in raw mode, renders the
+// prompt exactly as Ollama would for these messages.
+func (b *Backend) Prepare(ctx context.Context, req llm.Request) (llm.Input, error) {
+	m, err := b.modelInfo(ctx)
+	if err != nil {
+		return llm.Input{}, err
+	}
+	think := m.thinking
+	if req.Think != nil {
+		think = *req.Think
+	}
+	if think && !m.thinking {
+		return llm.Input{}, fmt.Errorf("model %q cannot think — run with --think=false, or pick a thinking model such as qwen3", b.model)
+	}
+	in := llm.Input{Mode: b.mode, Messages: slices.Clone(req.Messages), Think: think}
+	if b.mode == llm.ModeRaw {
+		in.Prompt, err = b.render(m, in.Messages, think)
+	}
+	return in, err
+}
+
+// modelInfo asks /api/show about the model once per Backend. Two first
+// calls at once may both ask; that is cheaper than making one wait.
+func (b *Backend) modelInfo(ctx context.Context) (*modelInfo, error) {
+	if m := b.info.Load(); m != nil {
+		return m, nil
+	}
+	show, err := b.client.Show(ctx, &api.ShowRequest{Model: b.model})
+	if err != nil {
+		return nil, b.explain(ctx, err)
+	}
+	m := &modelInfo{
+		template: show.Template,
+		renderer: show.Renderer,
+		thinking: slices.Contains(show.Capabilities, ollamamodel.CapabilityThinking),
+	}
+	b.info.Store(m)
+	return m, nil
+}
+
+// render builds the raw prompt the way Ollama's server does: with the
+// model's Go renderer when it has one, otherwise with its template.
+func (b *Backend) render(m *modelInfo, msgs []llm.Message, think bool) (string, error) {
+	switch {
+	case m.renderer != "":
+		prompt, err := renderers.RenderWithRenderer(m.renderer, toAPI(msgs), nil, &api.ThinkValue{Value: think})
+		if err != nil {
+			return "", fmt.Errorf("render the prompt for %q with Ollama's %q renderer: %w — this toolscope may predate the renderer; run with --mode chat", b.model, m.renderer, err)
+		}
+		return prompt, nil
+	case m.template != "":
+		prompt, err := llm.Render(m.template, msgs, think)
+		if err != nil {
+			return "", fmt.Errorf("model %q: %w — run with --mode chat to let Ollama render it", b.model, err)
+		}
+		return prompt, nil
+	default:
+		return "", fmt.Errorf("model %q has neither a template nor a renderer, so its raw prompt is unknown — run with --mode chat", b.model)
+	}
+}
+
+func toAPI(msgs []llm.Message) []api.Message {
+	out := make([]api.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking}
+	}
+	return out
+}

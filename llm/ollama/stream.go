@@ -1,0 +1,122 @@
+package ollama
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/toolscope/toolscope/llm"
+)
+
+// errNoDone reports a stream that stopped before its done line.
+var errNoDone = errors.New("Ollama's reply ended before it was done (no done line): the server may have stopped or the connection was cut")
+
+// Stream sends in to Ollama and calls fn with each piece of the reply: raw
+// mode sends in.Prompt to /api/generate, chat mode sends in.Messages to
+// /api/chat. It returns the done line's counters once the reply is done.
+// When fn returns an error or ctx ends, Stream closes the request, which
+// stops Ollama generating, and returns that error or ctx's.
+func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) error) (llm.Stats, error) {
+	// Canceling on return also covers fn failing: closing the connection
+	// early is how Ollama learns to stop.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	r := reply{fn: fn}
+	var err error
+	switch in.Mode {
+	case llm.ModeRaw:
+		req := &api.GenerateRequest{
+			Model:  b.model,
+			Prompt: in.Prompt,
+			Raw:    true,
+			// Thinking is in the prompt already; think=false keeps
+			// Ollama's own parser away from the reply.
+			Think: &api.ThinkValue{Value: false},
+		}
+		err = b.client.Generate(ctx, req, func(resp api.GenerateResponse) error {
+			return r.line(llm.Chunk{Content: resp.Response, Thinking: resp.Thinking}, resp.Done, resp.DoneReason, resp.Metrics)
+		})
+	case llm.ModeChat:
+		req := &api.ChatRequest{
+			Model:    b.model,
+			Messages: toAPI(in.Messages),
+			Think:    &api.ThinkValue{Value: in.Think},
+		}
+		err = b.client.Chat(ctx, req, func(resp api.ChatResponse) error {
+			c := llm.Chunk{Content: resp.Message.Content, Thinking: resp.Message.Thinking, ToolCalls: toolCalls(resp.Message.ToolCalls)}
+			return r.line(c, resp.Done, resp.DoneReason, resp.Metrics)
+		})
+	default:
+		return llm.Stats{}, fmt.Errorf("input mode %q is not one Ollama can run: use %q or %q", in.Mode, llm.ModeRaw, llm.ModeChat)
+	}
+	if err := b.finish(ctx, &r, err); err != nil {
+		return llm.Stats{}, err
+	}
+	return r.stats, nil
+}
+
+// reply follows one streamed reply.
+type reply struct {
+	fn    func(llm.Chunk) error
+	fnErr error // fn's error, returned as it is
+	done  bool
+	stats llm.Stats
+}
+
+// line handles one NDJSON line: a piece of the reply, the done line, or
+// both.
+func (r *reply) line(c llm.Chunk, done bool, reason string, m api.Metrics) error {
+	if c.Content != "" || c.Thinking != "" || len(c.ToolCalls) > 0 {
+		if err := r.fn(c); err != nil {
+			r.fnErr = err
+			return err
+		}
+	}
+	if done {
+		r.done = true
+		r.stats = llm.Stats{
+			DoneReason:     reason,
+			PromptTokens:   m.PromptEvalCount,
+			OutputTokens:   m.EvalCount,
+			LoadDuration:   m.LoadDuration,
+			PromptDuration: m.PromptEvalDuration,
+			EvalDuration:   m.EvalDuration,
+			TotalDuration:  m.TotalDuration,
+		}
+	}
+	return nil
+}
+
+// finish turns how the client's call ended into Stream's error.
+func (b *Backend) finish(ctx context.Context, r *reply, err error) error {
+	switch {
+	case r.fnErr != nil:
+		return r.fnErr
+	case err != nil:
+		return b.explain(ctx, err)
+	case r.done:
+		return nil
+	case ctx.Err() != nil:
+		// The client reads the body until it fails and then returns
+		// nil, so a canceled stream looks like a short one.
+		return ctx.Err()
+	default:
+		return errNoDone
+	}
+}
+
+// toolCalls converts tool calls that Ollama's parser found.
+func toolCalls(calls []api.ToolCall) []llm.ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]llm.ToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = llm.ToolCall{Name: c.Function.Name, Arguments: json.RawMessage(c.Function.Arguments.String())}
+	}
+	return out
+}
