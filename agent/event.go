@@ -39,11 +39,11 @@ const (
 
 // Event is one step of a run. Which fields are set depends on Type.
 type Event struct {
-	Seq  int    `json:"seq"`   // 1, 2, … within a run
-	Type Type   `json:"type"`  // what happened
-	AtMS int64  `json:"at_ms"` // milliseconds since the run started
-	Round int   `json:"round,omitempty"`
-	Text string `json:"text,omitempty"`
+	Seq   int    `json:"seq"`   // 1, 2, … within a run
+	Type  Type   `json:"type"`  // what happened
+	AtMS  int64  `json:"at_ms"` // milliseconds since the run started
+	Round int    `json:"round,omitempty"`
+	Text  string `json:"text,omitempty"`
 
 	Pending  string `json:"pending,omitempty"`
 	ParsedBy string `json:"parsed_by,omitempty"` // "ollama" when Ollama, not toolscope, parsed it

@@ -1,0 +1,66 @@
+package terminal
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
+)
+
+func TestRenderer(t *testing.T) {
+	call := &agent.Call{Name: "send_mail", Arguments: json.RawMessage(`{"to":"a@co.com"}`)}
+	events := []agent.Event{
+		{Type: agent.RunStarted, Run: &agent.RunInfo{Info: llm.Info{Backend: "demo", Model: "toolscope-demo", Demo: true}, Tools: []string{"send_mail", "cancel_meeting"}}},
+		{Type: agent.RoundStarted, Round: 1},
+		{Type: agent.ThinkingDelta, Text: "\nMail\nit."},
+		{Type: agent.ThinkingDelta, Text: " Now."},
+		{Type: agent.TextDelta, Text: "Sending now."},
+		{Type: agent.ToolCallInvalid, Call: &agent.Call{Raw: "\n{bad\n}", Reason: "not JSON"}},
+		{Type: agent.ToolFinished, Call: call, Result: "{\n  \"status\": \"sent\"\n}", DurationMS: 3012},
+		{Type: agent.ToolFinished, Call: call, Error: "disk full", DurationMS: 40},
+		{Type: agent.ToolResponse, Round: 1},
+		{Type: agent.RoundFinished, Round: 1, Stats: &agent.RoundStats{Stats: llm.Stats{DoneReason: "stop", PromptTokens: 300, OutputTokens: 42}, FirstTokenMS: 120}},
+		{Type: agent.RoundStarted, Round: 2},
+		{Type: agent.TextDelta, Text: "Sent to a@co.com."},
+		{Type: agent.RunFinished, Reason: agent.Answered, Text: "Sent to a@co.com."},
+	}
+	var out, log strings.Builder
+	r := &Renderer{Out: &out, Log: &log, ShowThinking: true, Verbose: true}
+	for _, e := range events {
+		r.Render(e)
+	}
+	if out.String() != "Sent to a@co.com.\n" {
+		t.Errorf("stdout = %q, want the answer alone", out.String())
+	}
+	want := `model: toolscope-demo, the offline demo model (scripted, not a real LLM)
+tools: send_mail, cancel_meeting
+thinking: Mail it. Now.
+invalid tool call: not JSON
+  raw: {bad }
+tool: send_mail({"to":"a@co.com"}) = { "status": "sent" }  (3.0s)
+tool: send_mail({"to":"a@co.com"}) = error: disk full  (0.0s)
+model: Sending now.
+round 1: 300 prompt tokens, 42 output tokens, first token after 120 ms, done: stop
+`
+	if log.String() != want {
+		t.Errorf("log\n got: %q\nwant: %q", log.String(), want)
+	}
+}
+
+func TestRendererStops(t *testing.T) {
+	for _, c := range []struct {
+		reason, want string
+	}{
+		{agent.MaxRounds, "stopped: the model still called tools after 8 rounds (raise --max-rounds)\n"},
+		{agent.Cancelled, "stopped: cancelled\n"},
+	} {
+		var out, log strings.Builder
+		r := &Renderer{Out: &out, Log: &log}
+		r.Render(agent.Event{Type: agent.RunFinished, Reason: c.reason, Rounds: 8})
+		if out.String() != "" || log.String() != c.want {
+			t.Errorf("%s: stdout %q, log %q; want log %q", c.reason, out.String(), log.String(), c.want)
+		}
+	}
+}
