@@ -16,6 +16,7 @@ const usage = `toolscope makes LLM tool calling visible.
 Usage:
   toolscope run [flags] "request"   answer one request; tool lines on stderr, the answer on stdout
   toolscope chat [flags]            a conversation on stdin; /new starts over, /quit or end of input leaves
+  toolscope serve [flags]           the browser playground, on http://127.0.0.1:8000
   toolscope help                    this text
 
 Run 'toolscope run -h' for the flags.
@@ -46,6 +47,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCommand(ctx, args[1:], stdout, stderr)
 	case "chat":
 		return chatCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "serve":
+		return serveCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

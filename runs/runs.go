@@ -1,0 +1,210 @@
+// Package runs keeps runs alive on the server, apart from the requests that
+// started or watch them. A run records every event of its agent.Run, so a
+// viewer that connects late, or reconnects, replays what it missed and then
+// follows the live tail; any number of viewers can follow one run, and a
+// viewer that leaves stops nothing.
+package runs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"sync"
+
+	"github.com/toolscope/toolscope/agent"
+)
+
+// Errors of Hub.Start.
+var (
+	ErrUnknownConversation = errors.New("no such conversation: it may have expired; start a new one")
+	ErrBusy                = errors.New("the conversation has a run in progress: wait for it or cancel it")
+	ErrClosed              = errors.New("the server is shutting down")
+)
+
+// Hub starts runs and keeps them, and their conversations, until they are
+// evicted. It is safe for concurrent use.
+type Hub struct {
+	keep   int
+	ctx    context.Context // ends when the Hub closes, cancelling every run
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	runs     map[string]*Run
+	finished []string // run IDs, oldest first, for eviction
+	convs    map[string]*conversation
+}
+
+type conversation struct {
+	agent.Conversation
+	busy bool
+	runs int // runs of this conversation still kept
+}
+
+// NewHub returns a Hub that keeps at most keep finished runs, dropping the
+// oldest first. Runs in progress are always kept.
+func NewHub(keep int) *Hub {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Hub{keep: max(keep, 1), ctx: ctx, cancel: cancel,
+		runs: map[string]*Run{}, convs: map[string]*conversation{}}
+}
+
+// Spec says what to run.
+type Spec struct {
+	Message string
+	// ConversationID continues a conversation; empty starts a new one.
+	ConversationID string
+	Agent          *agent.Agent
+}
+
+// Start begins a run in the background and returns it at once. The run
+// lives until it finishes or is cancelled, whoever watches it.
+func (h *Hub) Start(spec Spec) (*Run, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ctx.Err() != nil {
+		return nil, ErrClosed
+	}
+	convID := spec.ConversationID
+	conv := h.convs[convID]
+	switch {
+	case convID == "":
+		convID = newID("c")
+		conv = &conversation{}
+		h.convs[convID] = conv
+	case conv == nil:
+		return nil, ErrUnknownConversation
+	case conv.busy:
+		return nil, ErrBusy
+	}
+	conv.busy = true
+	conv.runs++
+
+	ctx, cancel := context.WithCancel(h.ctx)
+	r := &Run{ID: newID("r"), ConversationID: convID, Message: spec.Message, cancel: cancel, changed: make(chan struct{})}
+	h.runs[r.ID] = r
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer cancel()
+		res := spec.Agent.Run(ctx, &conv.Conversation, spec.Message, r.append)
+		r.finish(res)
+		h.retire(r, conv)
+	}()
+	return r, nil
+}
+
+// retire frees the conversation and evicts the oldest finished runs.
+func (h *Hub) retire(r *Run, conv *conversation) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	conv.busy = false
+	h.finished = append(h.finished, r.ID)
+	for len(h.finished) > h.keep {
+		old := h.runs[h.finished[0]]
+		h.finished = h.finished[1:]
+		delete(h.runs, old.ID)
+		c := h.convs[old.ConversationID]
+		if c.runs--; c.runs == 0 && !c.busy {
+			delete(h.convs, old.ConversationID)
+		}
+	}
+}
+
+// Get returns a kept run.
+func (h *Hub) Get(id string) (*Run, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, ok := h.runs[id]
+	return r, ok
+}
+
+// Close cancels every run and waits for them to end.
+func (h *Hub) Close() {
+	h.cancel()
+	h.wg.Wait()
+}
+
+// Run is one request being answered, or answered.
+type Run struct {
+	ID             string
+	ConversationID string
+	Message        string
+	cancel         context.CancelFunc
+
+	mu      sync.Mutex
+	events  []agent.Event
+	changed chan struct{} // closed and replaced when events are added
+	done    bool
+	result  agent.Result
+}
+
+func (r *Run) append(e agent.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+func (r *Run) finish(res agent.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done, r.result = true, res
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// Cancel stops the run: its model request and any running tool.
+func (r *Run) Cancel() { r.cancel() }
+
+// Since returns the events after sequence number seq, a channel that is
+// closed when more arrive, and whether the run has finished (then no more
+// will). Followers loop on it; it never blocks.
+func (r *Run) Since(seq int) (events []agent.Event, changed <-chan struct{}, done bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Events are numbered 1, 2, … in order, so seq is also an index.
+	if seq < 0 {
+		seq = 0
+	}
+	if seq < len(r.events) {
+		events = r.events[seq:len(r.events):len(r.events)]
+	}
+	return events, r.changed, r.done
+}
+
+// Snapshot is a run as JSON.
+type Snapshot struct {
+	ID             string        `json:"id"`
+	ConversationID string        `json:"conversation_id"`
+	Message        string        `json:"message"`
+	Done           bool          `json:"done"`
+	Reason         string        `json:"reason,omitempty"` // how it ended, once done
+	Answer         string        `json:"answer,omitempty"`
+	Rounds         int           `json:"rounds,omitempty"`
+	Error          string        `json:"error,omitempty"`
+	Events         []agent.Event `json:"events"`
+}
+
+// Snapshot returns the run so far.
+func (r *Run) Snapshot() Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := Snapshot{ID: r.ID, ConversationID: r.ConversationID, Message: r.Message, Done: r.done,
+		Events: r.events[:len(r.events):len(r.events)]}
+	if r.done {
+		s.Reason, s.Answer, s.Rounds = r.result.Reason, r.result.Text, r.result.Rounds
+		if r.result.Err != nil {
+			s.Error = r.result.Err.Error()
+		}
+	}
+	return s
+}
+
+func newID(prefix string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return prefix + "-" + hex.EncodeToString(b)
+}

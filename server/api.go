@@ -1,0 +1,224 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/tools"
+)
+
+// Limits on what a run request may ask for.
+const (
+	maxMaxRounds = 50
+	maxToolDelay = time.Minute
+)
+
+// runRequest is the body of POST /api/runs. Only message is required.
+type runRequest struct {
+	Message        string `json:"message"`
+	ConversationID string `json:"conversation_id"`
+	Backend        string `json:"backend"`
+	Model          string `json:"model"`
+	Mode           string `json:"mode"`
+	MaxRounds      int    `json:"max_rounds"`
+	ToolDelayMS    *int   `json:"tool_delay_ms"`
+	Think          *bool  `json:"think"`
+}
+
+func (req *runRequest) check() error {
+	var problems []string
+	if strings.TrimSpace(req.Message) == "" {
+		problems = append(problems, `"message" is empty: say what the model should do`)
+	}
+	if req.Backend != "" && req.Backend != "ollama" && req.Backend != "demo" {
+		problems = append(problems, fmt.Sprintf(`"backend" %q is unknown: use "ollama" or "demo"`, req.Backend))
+	}
+	if req.Mode != "" && req.Mode != llm.ModeRaw && req.Mode != llm.ModeChat {
+		problems = append(problems, fmt.Sprintf(`"mode" %q is unknown: use "raw" or "chat"`, req.Mode))
+	}
+	if req.MaxRounds < 0 || req.MaxRounds > maxMaxRounds {
+		problems = append(problems, fmt.Sprintf(`"max_rounds" must be from 1 to %d`, maxMaxRounds))
+	}
+	if d := req.ToolDelayMS; d != nil && (*d < 0 || time.Duration(*d)*time.Millisecond > maxToolDelay) {
+		problems = append(problems, fmt.Sprintf(`"tool_delay_ms" must be from 0 to %d`, maxToolDelay.Milliseconds()))
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func (req *runRequest) options() RunOptions {
+	o := RunOptions{Backend: req.Backend, Model: req.Model, Mode: req.Mode, MaxRounds: req.MaxRounds, Think: req.Think}
+	if req.ToolDelayMS != nil {
+		d := time.Duration(*req.ToolDelayMS) * time.Millisecond
+		o.ToolDelay = &d
+	}
+	return o
+}
+
+// decodeStrict reads exactly one JSON object with only known fields.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New(`the body is empty: send a JSON object such as {"message": "…"}`)
+		}
+		return fmt.Errorf("the body is not a valid run request: %v", err)
+	}
+	if dec.More() {
+		return errors.New("the body holds more than one JSON value")
+	}
+	return nil
+}
+
+func (s *Server) startRun(c *fiber.Ctx) error {
+	var req runRequest
+	if err := decodeStrict(c.Body(), &req); err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+	}
+	if err := req.check(); err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+	}
+	a, err := s.cfg.NewAgent(req.options())
+	if err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+	}
+	run, err := s.cfg.Hub.Start(runs.Spec{Message: req.Message, ConversationID: req.ConversationID, Agent: a})
+	switch {
+	case errors.Is(err, runs.ErrUnknownConversation):
+		return fiber.NewError(fiber.StatusNotFound, err.Error())
+	case errors.Is(err, runs.ErrBusy):
+		return fiber.NewError(fiber.StatusConflict, err.Error())
+	case errors.Is(err, runs.ErrClosed):
+		return fiber.NewError(fiber.StatusServiceUnavailable, err.Error())
+	case err != nil:
+		return err
+	}
+	return writeJSON(c, fiber.StatusCreated, fiber.Map{
+		"id":              run.ID,
+		"conversation_id": run.ConversationID,
+		"events":          "/api/runs/" + run.ID + "/events",
+	})
+}
+
+func (s *Server) run(c *fiber.Ctx) (*runs.Run, error) {
+	run, ok := s.cfg.Hub.Get(c.Params("id"))
+	if !ok {
+		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no run %q: it never existed or has expired", c.Params("id")))
+	}
+	return run, nil
+}
+
+func (s *Server) getRun(c *fiber.Ctx) error {
+	run, err := s.run(c)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, fiber.StatusOK, run.Snapshot())
+}
+
+func (s *Server) cancelRun(c *fiber.Ctx) error {
+	run, err := s.run(c)
+	if err != nil {
+		return err
+	}
+	run.Cancel()
+	return writeJSON(c, fiber.StatusAccepted, fiber.Map{"id": run.ID, "cancelled": true})
+}
+
+// health tells whether the default backend can answer.
+type health struct {
+	OK            bool   `json:"ok"`
+	Backend       string `json:"backend"`
+	Model         string `json:"model"`
+	Mode          string `json:"mode"`
+	Demo          bool   `json:"demo"`
+	OllamaVersion string `json:"ollama_version,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+// Optional abilities of a backend that health checks use.
+type (
+	versioner interface {
+		Version(context.Context) (string, error)
+	}
+	modelLister interface {
+		Models(context.Context) ([]string, error)
+	}
+)
+
+func (s *Server) health(c *fiber.Ctx) error {
+	info := s.cfg.Backend.Info()
+	h := health{OK: true, Backend: info.Backend, Model: info.Model, Mode: info.Mode, Demo: info.Demo}
+	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
+	defer cancel()
+	if v, ok := s.cfg.Backend.(versioner); ok {
+		version, err := v.Version(ctx)
+		if err != nil {
+			h.OK, h.Error = false, err.Error()
+			return writeJSON(c, fiber.StatusOK, h)
+		}
+		h.OllamaVersion = version
+	}
+	if l, ok := s.cfg.Backend.(modelLister); ok {
+		models, err := l.Models(ctx)
+		switch {
+		case err != nil:
+			h.OK, h.Error = false, err.Error()
+		case !slices.Contains(models, info.Model):
+			h.OK, h.Error = false, fmt.Sprintf("model %q is not pulled — run 'ollama pull %s'", info.Model, info.Model)
+		}
+	}
+	return writeJSON(c, fiber.StatusOK, h)
+}
+
+func (s *Server) models(c *fiber.Ctx) error {
+	info := s.cfg.Backend.Info()
+	l, ok := s.cfg.Backend.(modelLister)
+	if !ok {
+		return writeJSON(c, fiber.StatusOK, fiber.Map{"models": []string{info.Model}})
+	}
+	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
+	defer cancel()
+	models, err := l.Models(ctx)
+	if err != nil {
+		return fiber.NewError(fiber.StatusBadGateway, err.Error())
+	}
+	return writeJSON(c, fiber.StatusOK, fiber.Map{"models": models})
+}
+
+// toolInfo is a tool as /api/tools lists it.
+type toolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Source      string          `json:"source"`
+}
+
+func (s *Server) tools(c *fiber.Ctx) error {
+	list := []toolInfo{}
+	for _, t := range s.cfg.Tools() {
+		list = append(list, toolInfo{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters(), Source: tools.SourceOf(t)})
+	}
+	return writeJSON(c, fiber.StatusOK, fiber.Map{"tools": list})
+}
+
+func byteSize(n int) string {
+	if n >= 1<<10 && n%(1<<10) == 0 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
