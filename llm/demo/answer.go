@@ -1,0 +1,241 @@
+package demo
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// outcome is a tool call and the <tool_response> it got.
+type outcome struct {
+	call   call
+	result string         // the response text
+	fields map[string]any // result as a JSON object; nil when it is not one
+	err    string         // the error the tool reported; "" on success
+}
+
+func newOutcome(k call, result string) outcome {
+	o := outcome{call: k, result: strings.TrimSpace(result)}
+	if json.Unmarshal([]byte(o.result), &o.fields) == nil {
+		if e, ok := o.fields["error"]; ok {
+			o.err = strings.TrimRight(fmt.Sprint(e), ".")
+		}
+	}
+	return o
+}
+
+// answer replies once the tools have answered: a corrected call when a
+// call failed on an argument the request settles (at most one retry per
+// request), else the answer that reports every result.
+func answer(c conversation) reply {
+	outcomes := finalOutcomes(c.rounds)
+	// The last round's outcomes are never left out, so they end the list.
+	last := outcomes[len(outcomes)-len(c.rounds[len(c.rounds)-1].responses):]
+	var thinking []string
+	for i, o := range last {
+		note := o.note()
+		if i == 0 {
+			note = "Okay, " + lowerFirst(note)
+		}
+		thinking = append(thinking, note)
+	}
+	failed := slices.ContainsFunc(last, func(o outcome) bool { return o.err != "" })
+	switch {
+	case !failed:
+		thinking = append(thinking, "Everything worked, so I'll confirm.")
+	case len(c.rounds) > 1:
+		thinking = append(thinking, "I already retried once, so I'll tell the user what went wrong.")
+	default:
+		if retries, notes := corrections(c, last); len(retries) > 0 {
+			return reply{thinking: append(thinking, notes...), calls: retries}
+		}
+		thinking = append(thinking, "Changing the arguments won't fix that, so I'll tell the user.")
+	}
+	var text []string
+	for _, o := range outcomes {
+		text = append(text, o.sentence())
+	}
+	return reply{thinking: thinking, text: strings.Join(text, " ")}
+}
+
+// finalOutcomes pairs every call since the request with its result, in
+// order, leaving out each failure that a call of the same tool in a later
+// round retried.
+func finalOutcomes(rounds []round) []outcome {
+	var all []outcome
+	retried := map[int]bool{}
+	for _, r := range rounds {
+		earlier := len(all)
+		for i, result := range r.responses {
+			var k call
+			if i < len(r.calls) {
+				k = r.calls[i]
+			}
+			for j, o := range all[:earlier] {
+				if o.err != "" && o.call.name == k.name && !retried[j] {
+					retried[j] = true
+					break
+				}
+			}
+			all = append(all, newOutcome(k, result))
+		}
+	}
+	var kept []outcome
+	for i, o := range all {
+		if !retried[i] {
+			kept = append(kept, o)
+		}
+	}
+	return kept
+}
+
+// corrections rewrites failed calls whose error names an argument that
+// the request itself settles differently, e.g. a date written as
+// "tomorrow" where the tool wants 2026-11-30. It returns the calls to
+// make again and the reasoning behind them.
+func corrections(c conversation, outcomes []outcome) (retries []call, notes []string) {
+	ours := planCalls(c, readRequest(c.request, c.today)).calls
+	seen := map[string]int{}
+	for _, o := range outcomes {
+		nth := seen[o.call.name]
+		seen[o.call.name]++
+		want, ok := nthCall(ours, o.call.name, nth)
+		if o.err == "" || !ok {
+			continue
+		}
+		fixed := call{name: o.call.name, args: maps.Clone(o.call.args)}
+		if fixed.args == nil {
+			fixed.args = map[string]any{}
+		}
+		changed := false
+		for _, name := range argOrder[o.call.name] {
+			v, planned := want.args[name]
+			if !planned || !mentions(o.err, name) || jsonText(o.call.args[name]) == jsonText(v) {
+				continue
+			}
+			fixed.args[name] = v
+			changed = true
+			notes = append(notes, fmt.Sprintf("The %s argument was %s, but from the request it should be %s.", name, jsonText(o.call.args[name]), jsonText(v)))
+		}
+		if changed {
+			retries = append(retries, fixed)
+			notes = append(notes, fmt.Sprintf("I'll call %s again with that fixed.", o.call.name))
+		}
+	}
+	return retries, notes
+}
+
+func nthCall(calls []call, name string, n int) (call, bool) {
+	for _, k := range calls {
+		if k.name == name {
+			if n == 0 {
+				return k, true
+			}
+			n--
+		}
+	}
+	return call{}, false
+}
+
+// mentions reports whether an error message names a parameter: quoted,
+// as a JSON pointer ("/date"), or, for names too long to be a common
+// word like "to", as a plain word.
+func mentions(msg, param string) bool {
+	pattern := "['\"`/]" + regexp.QuoteMeta(param) + `\b`
+	if len(param) > 2 {
+		pattern += `|\b` + regexp.QuoteMeta(param) + `\b`
+	}
+	return regexp.MustCompile(pattern).MatchString(msg)
+}
+
+func jsonText(v any) string {
+	var b strings.Builder
+	writeJSON(&b, v)
+	return b.String()
+}
+
+// note is what the model thinks on reading the result.
+func (o outcome) note() string {
+	name := o.call.name
+	if name == "" {
+		name = "The tool call"
+	}
+	if o.err != "" {
+		return fmt.Sprintf("%s failed: %s.", name, o.err)
+	}
+	return fmt.Sprintf("%s returned %s.", name, clip(o.result))
+}
+
+// sentence reports the outcome to the person.
+func (o outcome) sentence() string {
+	k := o.call
+	to := o.text("to")
+	if to == "" {
+		to = k.arg("to")
+	}
+	if o.err != "" {
+		switch k.name {
+		case sendMail:
+			return fmt.Sprintf("I couldn't send the email to %s: %s.", to, o.err)
+		case scheduleMeeting:
+			return fmt.Sprintf("I couldn't schedule %q: %s.", k.arg("title"), o.err)
+		case cancelMeeting:
+			return fmt.Sprintf("I couldn't cancel %q: %s.", k.arg("title"), o.err)
+		case "":
+			return fmt.Sprintf("A tool call failed: %s.", o.err)
+		}
+		return fmt.Sprintf("%s failed: %s.", k.name, o.err)
+	}
+	switch k.name {
+	case sendMail:
+		return fmt.Sprintf("Your email to %s has been sent%s.", to, o.reference())
+	case scheduleMeeting:
+		s := fmt.Sprintf("I scheduled %q", k.arg("title"))
+		if who := textList(k.args["attendees"]); len(who) > 0 {
+			s += " with " + join(who, "and")
+		}
+		return s + " for " + humanDate(k.arg("date")) + " at " + k.arg("time") + o.reference() + "."
+	case cancelMeeting:
+		return fmt.Sprintf("I cancelled %q on %s%s.", k.arg("title"), humanDate(k.arg("date")), o.reference())
+	case "":
+		return fmt.Sprintf("The tool returned: %s.", clip(o.result))
+	}
+	return fmt.Sprintf("%s returned: %s.", k.name, clip(o.result))
+}
+
+// reference names the id a tool gave back, e.g. " (message id msg-1a2b3c)".
+func (o outcome) reference() string {
+	for _, k := range slices.Sorted(maps.Keys(o.fields)) {
+		if (k == "id" || strings.HasSuffix(k, "_id")) && o.text(k) != "" {
+			return fmt.Sprintf(" (%s %s)", strings.ReplaceAll(k, "_", " "), o.text(k))
+		}
+	}
+	return ""
+}
+
+func (o outcome) text(field string) string {
+	s, _ := o.fields[field].(string)
+	return s
+}
+
+func humanDate(iso string) string {
+	t, err := time.Parse(time.DateOnly, iso)
+	if err != nil {
+		return iso
+	}
+	return t.Format("Monday, January 2")
+}
+
+// clip shortens a long result so that the reasoning stays readable.
+func clip(s string) string {
+	const max = 200
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max]) + "…"
+}

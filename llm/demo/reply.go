@@ -1,0 +1,238 @@
+package demo
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// reply is what the demo model writes: its reasoning, then either plain
+// text for the person or tool calls, as Qwen3 does after thinking.
+type reply struct {
+	thinking []string // sentences
+	text     string   // empty when there are calls
+	calls    []call
+}
+
+// write renders the reply as raw model output for the given opening.
+func (r reply) write(o opening) string {
+	var b strings.Builder
+	switch o {
+	case thinkFirst:
+		b.WriteString("<think>\n" + strings.Join(r.thinking, " ") + "\n</think>\n\n")
+	case thinkSkipped:
+		b.WriteString("<think>\n\n</think>\n\n")
+	}
+	b.WriteString(r.text)
+	for i, k := range r.calls {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("<tool_call>\n" + k.hermes() + "\n</tool_call>")
+	}
+	return b.String()
+}
+
+// respond decides the whole reply to a conversation: answer with the
+// tool results when the last turn holds them, else act on the request.
+func respond(c conversation) reply {
+	if n := len(c.rounds); n > 0 && len(c.rounds[n-1].responses) > 0 {
+		return answer(c)
+	}
+	return act(c)
+}
+
+// act replies to a new request: tool calls, a question when a detail is
+// missing, or plain text when no tool fits.
+func act(c conversation) reply {
+	clauses := readRequest(c.request, c.today)
+	var wanted []string
+	for _, cl := range clauses {
+		if cl.tool != "" && !slices.Contains(wanted, cl.tool) {
+			wanted = append(wanted, cl.tool)
+		}
+	}
+	if len(wanted) == 0 {
+		return chat(c)
+	}
+	wants := "Okay, " + paraphrase(c.request)
+	var absent []string
+	for _, t := range wanted {
+		if !c.offers(t) {
+			absent = append(absent, t)
+		}
+	}
+	if len(absent) > 0 {
+		return unavailable(c, wants, absent)
+	}
+	p := planCalls(c, clauses)
+	if len(p.gaps) > 0 {
+		return reply{
+			thinking: []string{strings.TrimSuffix(wants, ".") + ", but " + join(p.gaps, "and") + ".", "I shouldn't guess, so I'll ask."},
+			text:     strings.Join(p.questions, " "),
+		}
+	}
+	var plans []string
+	for _, k := range p.calls {
+		plans = append(plans, describe(k))
+	}
+	thinking := append([]string{wants}, p.notes...)
+	thinking = append(thinking, "I'll call "+strings.Join(plans, ", then ")+".")
+	return reply{thinking: thinking, calls: p.calls}
+}
+
+// unavailable says that tools the request needs are not offered.
+func unavailable(c conversation, wants string, absent []string) reply {
+	var can []string
+	for _, t := range absent {
+		can = append(can, abilities[t])
+	}
+	have := "I have no tools at all here."
+	if len(c.tools) > 0 {
+		have = "The tools I have are: " + join(c.toolNames(), "and") + "."
+	}
+	verb := "isn't"
+	if len(absent) > 1 {
+		verb = "aren't"
+	}
+	return reply{
+		thinking: []string{wants, fmt.Sprintf("But %s %s among my tools, so I can't do that. I'll tell the user.", join(absent, "and"), verb)},
+		text:     fmt.Sprintf("I can't %s: %s %s among the tools I was given. %s", join(can, "or"), join(absent, "and"), verb, have),
+	}
+}
+
+// abilities says what each built-in tool lets the model do.
+var abilities = map[string]string{
+	sendMail:        "send emails",
+	scheduleMeeting: "schedule meetings",
+	cancelMeeting:   "cancel meetings",
+}
+
+// examples are requests that the demo model handles well, to suggest.
+var examples = map[string]string{
+	sendMail:        "Send an email to john@example.com about tomorrow's standup",
+	scheduleMeeting: "Schedule a meeting with alice@example.com tomorrow at 10:00",
+	cancelMeeting:   "Cancel the standup meeting on Friday",
+}
+
+var (
+	greetingRE = regexp.MustCompile(`(?i)^\W*(?:hi|hello|hey|howdy|good (?:morning|afternoon|evening))\b`)
+	thanksRE   = regexp.MustCompile(`(?i)\b(?:thanks|thank you|thx|cheers)\b`)
+	helpRE     = regexp.MustCompile(`(?i)\b(?:help|what can you do|who are you|what are you)\b`)
+)
+
+// chat answers a request that needs no tool. The demo model knows nothing
+// beyond its script, and says so rather than make an answer up.
+func chat(c conversation) reply {
+	var can []string
+	example := ""
+	for _, t := range c.tools {
+		if a, ok := abilities[t.name]; ok {
+			can = append(can, a)
+			if example == "" {
+				example = examples[t.name]
+			}
+		}
+	}
+	offer := "None of the tools offered here are ones I know how to use."
+	if len(can) > 0 {
+		offer = fmt.Sprintf("With the tools offered here I can %s. Try: %q.", join(can, "and"), example)
+	}
+	const me = "I'm toolscope's offline demo model, a scripted stand-in for a real LLM"
+	switch {
+	case greetingRE.MatchString(c.request):
+		return reply{
+			thinking: []string{"The user is saying hello. No tool is needed; I'll greet them and say what I can do."},
+			text:     "Hello! " + me + ". " + offer,
+		}
+	case thanksRE.MatchString(c.request):
+		return reply{
+			thinking: []string{"The user is thanking me. Nothing to do; I'll reply briefly."},
+			text:     "You're welcome!",
+		}
+	case helpRE.MatchString(c.request):
+		return reply{
+			thinking: []string{"The user asks what I can do. I'll explain what my tools let me do."},
+			text:     me + ". " + offer,
+		}
+	}
+	tools := "I have no tools"
+	if len(c.tools) > 0 {
+		tools = "none of my tools (" + join(c.toolNames(), "and") + ") helps with it"
+	}
+	return reply{
+		thinking: []string{
+			"The user asks: " + quote(c.request),
+			fmt.Sprintf("That needs no tool call: %s. As the offline demo model I can't really answer general questions, so I'll say so honestly and explain what I can do.", tools),
+		},
+		text: me + ", so I can't really answer general questions. " + offer + " For real answers, connect toolscope to a model running in Ollama.",
+	}
+}
+
+func (c conversation) toolNames() []string {
+	var names []string
+	for _, t := range c.tools {
+		names = append(names, t.name)
+	}
+	return names
+}
+
+var (
+	politeRE = regexp.MustCompile(`(?i)^(?:(?:hey|hi|ok|okay)[,!]?\s+)?(?:(?:can|could|would|will) you\s+|please\s+|i(?: want|'d like| would like| need) you to\s+)*`)
+	myRE     = regexp.MustCompile(`(?i)\b(?:my|our)\b`)
+	meRE     = regexp.MustCompile(`(?i)\b(?:me|us)\b`)
+)
+
+// paraphrase restates a request as the model's reasoning does: "Can you
+// email my boss?" becomes "the user wants me to email their boss.".
+func paraphrase(request string) string {
+	task := politeRE.ReplaceAllString(strings.TrimSpace(request), "")
+	task = strings.TrimSuffix(strings.TrimRight(task, "?.! "), ", please")
+	if loc := verbRE.FindStringIndex(task); loc == nil || loc[0] != 0 {
+		return "the user asks: " + quote(request)
+	}
+	task = meRE.ReplaceAllString(myRE.ReplaceAllString(task, "their"), "them")
+	return "the user wants me to " + lowerFirst(task) + "."
+}
+
+// quote quotes a request as a sentence of its own.
+func quote(request string) string {
+	r := strings.TrimSpace(request)
+	end := "."
+	if r != "" && strings.ContainsRune(".?!", rune(r[len(r)-1])) {
+		end = ""
+	}
+	return strconv.Quote(r) + end
+}
+
+// join lists items as a person writes them: "a", "a and b", "a, b and c".
+func join(items []string, conj string) string {
+	switch n := len(items); n {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	default:
+		return strings.Join(items[:n-1], ", ") + " " + conj + " " + items[n-1]
+	}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[size:]
+}
