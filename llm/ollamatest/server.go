@@ -24,8 +24,8 @@ import (
 	"github.com/toolscope/toolscope/llm"
 )
 
-// version is what /api/version reports: the Ollama whose API this mimics.
-const version = "0.17.4"
+// Version is what /api/version reports: the Ollama whose API this mimics.
+const Version = "0.17.4"
 
 // Model is a model the server knows, as /api/show describes it.
 type Model struct {
@@ -123,7 +123,7 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"version": version})
+		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
 	})
 	s.srv = httptest.NewServer(mux)
 	t.Cleanup(func() {

@@ -1,0 +1,442 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/demo"
+	"github.com/toolscope/toolscope/llm/ollama"
+	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/server"
+	"github.com/toolscope/toolscope/tools"
+)
+
+// gate is a send_mail that blocks until released or cancelled, so a test
+// can hold a run in progress.
+type gate struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func newGate() *gate { return &gate{started: make(chan struct{}, 16), release: make(chan struct{})} }
+
+func (g *gate) tool() tools.Tool {
+	return tools.Func("send_mail", "Send an email.", json.RawMessage(`{"type":"object"}`),
+		func(ctx context.Context, _ struct{}) (string, error) {
+			g.started <- struct{}{}
+			select {
+			case <-g.release:
+				return `{"status":"sent"}`, nil
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		})
+}
+
+type testServer struct {
+	url string
+	hub *runs.Hub
+}
+
+type setup struct {
+	backend   llm.Backend
+	tools     []tools.Tool
+	keep      int
+	heartbeat time.Duration
+}
+
+func start(t *testing.T, s setup) *testServer {
+	t.Helper()
+	if s.backend == nil {
+		s.backend = demo.New(demo.Config{})
+	}
+	if s.tools == nil {
+		s.tools = tools.Stubs(0)
+	}
+	registry, err := tools.NewRegistry(s.tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := runs.NewHub(max(s.keep, 10))
+	srv := server.New(server.Config{
+		Hub: hub,
+		NewAgent: func(o server.RunOptions) (*agent.Agent, error) {
+			return agent.New(agent.Config{Backend: s.backend, Tools: registry, MaxRounds: o.MaxRounds}), nil
+		},
+		Backend:   s.backend,
+		Tools:     registry.Tools,
+		Heartbeat: s.heartbeat,
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return &testServer{url: "http://" + ln.Addr().String(), hub: hub}
+}
+
+func (ts *testServer) post(t *testing.T, path, body string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Post(ts.url+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, decode(t, resp.Body)
+}
+
+func (ts *testServer) get(t *testing.T, path string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Get(ts.url + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, decode(t, resp.Body)
+}
+
+func decode(t *testing.T, r io.Reader) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.NewDecoder(r).Decode(&v); err != nil {
+		t.Fatalf("response is not a JSON object: %v", err)
+	}
+	return v
+}
+
+func (ts *testServer) startRun(t *testing.T, body string) (id, conv string) {
+	t.Helper()
+	status, v := ts.post(t, "/api/runs", body)
+	if status != http.StatusCreated {
+		t.Fatalf("POST /api/runs = %d %v", status, v)
+	}
+	return v["id"].(string), v["conversation_id"].(string)
+}
+
+// sseEvent is one frame of an event stream.
+type sseEvent struct {
+	id    int
+	typ   string
+	event agent.Event
+}
+
+// readEvents reads an event stream until it ends, checking its framing.
+func readEvents(t *testing.T, resp *http.Response) []sseEvent {
+	t.Helper()
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	var out []sseEvent
+	var cur sseEvent
+	lines := bufio.NewScanner(resp.Body)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	for lines.Scan() {
+		line := lines.Text()
+		switch {
+		case line == "":
+			if cur.typ != "" {
+				out = append(out, cur)
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, ":"):
+		case strings.HasPrefix(line, "id: "):
+			cur.id, _ = strconv.Atoi(line[4:])
+		case strings.HasPrefix(line, "event: "):
+			cur.typ = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			if err := json.Unmarshal([]byte(line[6:]), &cur.event); err != nil {
+				t.Fatalf("data is not an event: %v", err)
+			}
+		default:
+			t.Fatalf("unexpected SSE line %q", line)
+		}
+	}
+	return out
+}
+
+func (ts *testServer) events(t *testing.T, id string, lastEventID int) []sseEvent {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, ts.url+"/api/runs/"+id+"/events", nil)
+	if lastEventID > 0 {
+		req.Header.Set("Last-Event-ID", strconv.Itoa(lastEventID))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readEvents(t, resp)
+}
+
+func TestRunOverSSE(t *testing.T) {
+	ts := start(t, setup{})
+	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about tomorrow's standup"}`)
+	events := ts.events(t, id, 0)
+	for i, e := range events {
+		if e.id != i+1 || e.event.Seq != e.id || string(e.event.Type) != e.typ {
+			t.Fatalf("frame %d: id %d, event %q, data seq %d type %q", i, e.id, e.typ, e.event.Seq, e.event.Type)
+		}
+	}
+	last := events[len(events)-1].event
+	if last.Type != agent.RunFinished || last.Reason != agent.Answered {
+		t.Fatalf("the stream must end with run_finished, got %+v", last)
+	}
+	status, snap := ts.get(t, "/api/runs/"+id)
+	if status != http.StatusOK || snap["done"] != true || !strings.Contains(snap["answer"].(string), "john@example.com") {
+		t.Fatalf("GET /api/runs/{id} = %d %v", status, snap)
+	}
+	if n := len(snap["events"].([]any)); n != len(events) {
+		t.Fatalf("snapshot has %d events, the stream %d", n, len(events))
+	}
+}
+
+func TestResumeWithLastEventID(t *testing.T) {
+	g := newGate()
+	ts := start(t, setup{tools: []tools.Tool{g.tool()}})
+	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
+	<-g.started
+	// A first viewer drops out mid-run; it resumes after the last event it saw.
+	_, snap := ts.get(t, "/api/runs/"+id)
+	seen := len(snap["events"].([]any))
+	done := make(chan []sseEvent, 2)
+	go func() { done <- ts.events(t, id, seen) }()
+	go func() { done <- ts.events(t, id, 0) }() // a second viewer, from the start
+	close(g.release)
+	a, b := <-done, <-done
+	resumed, whole := a, b
+	if len(a) > len(b) {
+		resumed, whole = b, a
+	}
+	if resumed[0].id != seen+1 || len(resumed) != len(whole)-seen {
+		t.Fatalf("resumed after %d: got %d events from id %d; the run has %d", seen, len(resumed), resumed[0].id, len(whole))
+	}
+	if whole[len(whole)-1].typ != string(agent.RunFinished) || resumed[len(resumed)-1].typ != string(agent.RunFinished) {
+		t.Fatal("both viewers must see the run finish")
+	}
+}
+
+func TestCancel(t *testing.T) {
+	g := newGate()
+	ts := start(t, setup{tools: []tools.Tool{g.tool()}})
+	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
+	<-g.started
+	if status, _ := ts.post(t, "/api/runs/"+id+"/cancel", ""); status != http.StatusAccepted {
+		t.Fatalf("cancel = %d", status)
+	}
+	events := ts.events(t, id, 0)
+	if last := events[len(events)-1].event; last.Reason != agent.Cancelled {
+		t.Fatalf("last event = %+v, want cancelled", last)
+	}
+}
+
+func TestConversationContinues(t *testing.T) {
+	server := ollamatest.New(t)
+	backend, err := ollama.New(ollama.Config{Host: server.Host()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := start(t, setup{backend: backend})
+	server.Reply(ollamatest.Reply{Text: "Hello there."}, ollamatest.Reply{Text: "You said hi."})
+	first, conv := ts.startRun(t, `{"message": "hi"}`)
+	ts.events(t, first, 0)
+	second, conv2 := ts.startRun(t, `{"message": "what did I say?", "conversation_id": "`+conv+`"}`)
+	ts.events(t, second, 0)
+	if conv2 != conv {
+		t.Fatalf("the follow-up started conversation %s, want %s", conv2, conv)
+	}
+	if prompt := server.Requests()[1].Prompt; !strings.Contains(prompt, "Hello there.") {
+		t.Fatalf("the follow-up lost the history: %q", prompt)
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	g := newGate()
+	ts := start(t, setup{tools: []tools.Tool{g.tool()}})
+	busyRun, busy := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
+	<-g.started
+	defer close(g.release)
+	for _, c := range []struct {
+		name, path, body string
+		status           int
+		want             string
+	}{
+		{"malformed JSON", "/api/runs", `{"message": `, 400, "not a valid run request"},
+		{"unknown field", "/api/runs", `{"message": "hi", "temperature": 2}`, 400, `unknown field "temperature"`},
+		{"empty body", "/api/runs", ``, 400, "the body is empty"},
+		{"two values", "/api/runs", `{"message": "hi"} {}`, 400, "more than one JSON value"},
+		{"empty message", "/api/runs", `{"message": "  "}`, 400, `"message" is empty`},
+		{"bad options", "/api/runs", `{"message": "hi", "backend": "gpt", "mode": "fast", "max_rounds": 99, "tool_delay_ms": -1}`, 400,
+			`"backend" "gpt" is unknown: use "ollama" or "demo"; "mode" "fast" is unknown: use "raw" or "chat"; "max_rounds" must be from 1 to 50; "tool_delay_ms" must be from 0 to 60000`},
+		{"too large", "/api/runs", `{"message": "` + strings.Repeat("a", server.DefaultBodyLimit) + `"}`, 413, "too large: send at most 64 KiB"},
+		{"unknown conversation", "/api/runs", `{"message": "hi", "conversation_id": "c-nope"}`, 404, "no such conversation"},
+		{"busy conversation", "/api/runs", `{"message": "hi", "conversation_id": "` + busy + `"}`, 409, "run in progress"},
+		{"unknown run", "/api/runs/r-nope/cancel", ``, 404, `no run "r-nope"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, v := ts.post(t, c.path, c.body)
+			if status != c.status || !strings.Contains(fmt.Sprint(v["error"]), c.want) {
+				t.Fatalf("got %d %v, want %d and an error saying %q", status, v, c.status, c.want)
+			}
+		})
+	}
+	for _, path := range []string{"/api/runs/r-nope", "/api/runs/r-nope/events", "/nowhere"} {
+		if status, v := ts.get(t, path); status != 404 || v["error"] == nil {
+			t.Errorf("GET %s = %d %v, want 404 with an error", path, status, v)
+		}
+	}
+	if status, v := ts.get(t, "/api/runs/"+busyRun+"/events?last_event_id=x"); status != 400 {
+		t.Errorf("bad Last-Event-ID: %d %v", status, v)
+	}
+}
+
+func TestFinishedRunsAreBounded(t *testing.T) {
+	ts := start(t, setup{keep: 1})
+	var ids []string
+	for range 12 {
+		id, _ := ts.startRun(t, `{"message": "hello"}`)
+		ts.events(t, id, 0)
+		ids = append(ids, id)
+	}
+	// keep is raised to 10 by start; the first two are gone once retired.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, _ := ts.get(t, "/api/runs/"+ids[0])
+		if status == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the oldest run was never dropped")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if status, _ := ts.get(t, "/api/runs/"+ids[11]); status != http.StatusOK {
+		t.Fatalf("the newest run was dropped: %d", status)
+	}
+}
+
+func TestClosedTabLeaksNothing(t *testing.T) {
+	g := newGate()
+	ts := start(t, setup{tools: []tools.Tool{g.tool()}, heartbeat: 20 * time.Millisecond})
+	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
+	<-g.started
+	before := runtime.NumGoroutine()
+	for range 5 {
+		resp, err := http.Get(ts.url + "/api/runs/" + id + "/events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Read the first frame, then close the tab.
+		bufio.NewReader(resp.Body).ReadString('\n')
+		resp.Body.Close()
+	}
+	http.DefaultClient.CloseIdleConnections()
+	// Beyond fasthttp's idle-worker lifetime (10 s), so that a pooled
+	// worker is not mistaken for a leak.
+	deadline := time.Now().Add(20 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines left, %d before the viewers came:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The run itself goes on for other viewers.
+	close(g.release)
+	events := ts.events(t, id, 0)
+	if last := events[len(events)-1].event; last.Reason != agent.Answered {
+		t.Fatalf("closing tabs stopped the run: %+v", last)
+	}
+}
+
+func TestHealthModelsTools(t *testing.T) {
+	ts := start(t, setup{})
+	if _, v := ts.get(t, "/api/health"); v["ok"] != true || v["demo"] != true {
+		t.Errorf("demo health = %v", v)
+	}
+	if _, v := ts.get(t, "/api/models"); fmt.Sprint(v["models"]) != "[toolscope-demo]" {
+		t.Errorf("demo models = %v", v)
+	}
+	_, v := ts.get(t, "/api/tools")
+	list := v["tools"].([]any)
+	first := list[0].(map[string]any)
+	if len(list) != 3 || first["name"] != "send_mail" || first["source"] != "builtin" || first["parameters"] == nil {
+		t.Errorf("tools = %v", v)
+	}
+
+	ollamaServer := ollamatest.New(t)
+	for _, c := range []struct {
+		name, host, model string
+		ok                bool
+		want              string
+	}{
+		{"ready", ollamaServer.Host(), "qwen3:4b", true, ""},
+		{"model not pulled", ollamaServer.Host(), "qwen9:1b", false, "ollama pull qwen9:1b"},
+		{"ollama down", closedAddress(t), "qwen3:4b", false, "start it with 'ollama serve'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			backend, err := ollama.New(ollama.Config{Host: c.host, Model: c.model})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := start(t, setup{backend: backend})
+			_, v := ts.get(t, "/api/health")
+			if v["ok"] != c.ok || !strings.Contains(fmt.Sprint(v["error"]), c.want) {
+				t.Fatalf("health = %v", v)
+			}
+			if c.ok && v["ollama_version"] != ollamatest.Version {
+				t.Fatalf("health does not report Ollama's version: %v", v)
+			}
+		})
+	}
+}
+
+func TestPage(t *testing.T) {
+	ts := start(t, setup{})
+	resp, err := http.Get(ts.url + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(body), "send_mail") {
+		t.Fatalf("GET / = %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	for _, asset := range []string{"/static/app.js", "/static/app.css"} {
+		resp, err := http.Get(ts.url + asset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s = %d", asset, resp.StatusCode)
+		}
+	}
+}
+
+func closedAddress(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
