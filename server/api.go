@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -150,10 +149,10 @@ type health struct {
 	Error         string `json:"error,omitempty"`
 }
 
-// Optional abilities of a backend that health checks use.
+// Optional abilities of a backend that the health and model endpoints use.
 type (
-	versioner interface {
-		Version(context.Context) (string, error)
+	checker interface {
+		Check(context.Context) (version string, err error)
 	}
 	modelLister interface {
 		Models(context.Context) ([]string, error)
@@ -163,23 +162,13 @@ type (
 func (s *Server) health(c *fiber.Ctx) error {
 	info := s.cfg.Backend.Info()
 	h := health{OK: true, Backend: info.Backend, Model: info.Model, Mode: info.Mode, Demo: info.Demo}
-	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
-	defer cancel()
-	if v, ok := s.cfg.Backend.(versioner); ok {
-		version, err := v.Version(ctx)
+	if b, ok := s.cfg.Backend.(checker); ok {
+		ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
+		defer cancel()
+		version, err := b.Check(ctx)
+		h.OllamaVersion = version
 		if err != nil {
 			h.OK, h.Error = false, err.Error()
-			return writeJSON(c, fiber.StatusOK, h)
-		}
-		h.OllamaVersion = version
-	}
-	if l, ok := s.cfg.Backend.(modelLister); ok {
-		models, err := l.Models(ctx)
-		switch {
-		case err != nil:
-			h.OK, h.Error = false, err.Error()
-		case !slices.Contains(models, info.Model):
-			h.OK, h.Error = false, fmt.Sprintf("model %q is not pulled — run 'ollama pull %s'", info.Model, info.Model)
 		}
 	}
 	return writeJSON(c, fiber.StatusOK, h)

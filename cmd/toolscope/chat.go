@@ -29,6 +29,7 @@ func chatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintln(stderr, "toolscope chat: takes no request; type them after it starts")
 		return exitUsage
 	}
+	f.resolveAuto(ctx, stderr)
 	a, err := f.newAgent()
 	if err != nil {
 		fmt.Fprintf(stderr, "toolscope: %v\n", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -28,7 +29,7 @@ type engineFlags struct {
 func newFlagSet(name string, stderr io.Writer, f *engineFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.backend, "backend", "ollama", "model backend: ollama, or demo (offline, scripted)")
+	fs.StringVar(&f.backend, "backend", "ollama", "model backend: ollama; demo (offline, scripted); or auto (Ollama when it answers and has the model, else demo)")
 	fs.StringVar(&f.model, "model", "qwen3:4b", "Ollama model")
 	fs.StringVar(&f.host, "ollama-host", "", "Ollama address (default $OLLAMA_HOST, else 127.0.0.1:11434)")
 	fs.StringVar(&f.mode, "mode", llm.ModeRaw, "raw: toolscope renders the prompt and sends it verbatim; chat: Ollama's /api/chat renders it")
@@ -78,6 +79,25 @@ func (f *engineFlags) newAgent() (*agent.Agent, error) {
 	}), nil
 }
 
+// resolveAuto settles --backend auto once, at start-up: Ollama when it
+// answers and has the model, else the demo model, saying why on log.
+func (f *engineFlags) resolveAuto(ctx context.Context, log io.Writer) {
+	if f.backend != "auto" {
+		return
+	}
+	f.backend = "ollama"
+	b, err := ollama.New(ollama.Config{Host: f.host, Model: f.model, Mode: f.mode})
+	if err != nil {
+		return // newBackend reports it
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if _, err := b.Check(ctx); err != nil {
+		fmt.Fprintf(log, "%v\n(No Ollama yet? Get it from https://ollama.com/download, then run 'ollama pull %s'.)\nStarting with the offline demo model instead.\n", err, f.model)
+		f.backend = "demo"
+	}
+}
+
 func (f *engineFlags) newBackend() (llm.Backend, error) {
 	switch f.backend {
 	case "ollama":
@@ -85,7 +105,7 @@ func (f *engineFlags) newBackend() (llm.Backend, error) {
 	case "demo":
 		return demo.New(demo.Config{TokenDelay: f.demoDelay}), nil
 	}
-	return nil, fmt.Errorf("unknown backend %q: use ollama or demo", f.backend)
+	return nil, fmt.Errorf("unknown backend %q: use ollama, demo or auto", f.backend)
 }
 
 // optionalBool is a boolean flag that remembers whether it was set.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -188,4 +189,40 @@ func closedAddress(t *testing.T) string {
 	addr := l.Addr().String()
 	l.Close()
 	return addr
+}
+
+func TestServeFallsBackToDemo(t *testing.T) {
+	cmd := exec.Command(binary, "serve", "--backend", "auto", "--ollama-host", closedAddress(t), "--addr", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no address printed: %v; stderr:\n%s", err, stderr.String())
+	}
+	url := line[strings.Index(line, "http://"):strings.Index(line, " (")]
+	resp, err := http.Get(url + "/api/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var health struct{ Demo, OK bool }
+	json.NewDecoder(resp.Body).Decode(&health)
+	resp.Body.Close()
+	if !health.Demo || !health.OK {
+		t.Fatalf("health = %+v, want the demo model", health)
+	}
+	if !strings.Contains(stderr.String(), "Starting with the offline demo model instead") {
+		t.Fatalf("stderr does not say why: %s", stderr.String())
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve did not stop cleanly on Ctrl-C: %v", err)
+	}
 }

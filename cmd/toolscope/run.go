@@ -30,6 +30,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fs.Usage()
 		return exitUsage
 	}
+	f.resolveAuto(ctx, stderr)
 	a, err := f.newAgent()
 	if err != nil {
 		fmt.Fprintf(stderr, "toolscope: %v\n", err)

@@ -35,6 +35,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "toolscope serve: unexpected argument %q\n", positional[0])
 		return exitUsage
 	}
+	f.resolveAuto(ctx, stderr)
 	backend, err := f.newBackend()
 	if err != nil {
 		fmt.Fprintf(stderr, "toolscope: %v\n", err)

@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -168,4 +169,24 @@ func (b *Backend) Models(ctx context.Context) ([]string, error) {
 		names[i] = m.Name
 	}
 	return names, nil
+}
+
+// Check tells whether the server answers and has the model pulled, and
+// returns the server's version. Its errors say what to do next.
+func (b *Backend) Check(ctx context.Context) (version string, err error) {
+	if version, err = b.Version(ctx); err != nil {
+		return "", err
+	}
+	models, err := b.Models(ctx)
+	if err != nil {
+		return version, err
+	}
+	want := b.model
+	if !strings.Contains(want, ":") {
+		want += ":latest" // how Ollama lists a model pulled without a tag
+	}
+	if !slices.Contains(models, want) {
+		return version, &hintError{msg: fmt.Sprintf("model %q is not pulled — run 'ollama pull %s'", b.model, b.model)}
+	}
+	return version, nil
 }

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds toolscope and starts the browser playground: with a real model
+# through Ollama when Ollama answers and has the model pulled, else with
+# the offline demo model (the page says which).
+#
+#   TOOLSCOPE_ADDR   where to serve        (default 127.0.0.1:8000)
+#   TOOLSCOPE_MODEL  the Ollama model      (default qwen3:4b)
+#   OLLAMA_HOST      where Ollama listens  (default 127.0.0.1:11434)
+#
+# Further arguments go to 'toolscope serve', e.g. ./start.sh --tool-delay 1s
+set -euo pipefail
+cd "$(dirname "$0")"
+
+if ! command -v go >/dev/null; then
+	echo "start.sh builds toolscope with Go 1.26 or newer: get it from https://go.dev/dl/" >&2
+	exit 1
+fi
+mkdir -p bin
+go build -o bin/toolscope ./cmd/toolscope
+exec bin/toolscope serve --backend auto \
+	--addr "${TOOLSCOPE_ADDR:-127.0.0.1:8000}" \
+	--model "${TOOLSCOPE_MODEL:-qwen3:4b}" "$@"
