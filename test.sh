@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: formatting, vet, the race-checked
-# tests, and a short fuzzing pass over the stream parser.
+# The whole test suite, as CI runs it. It installs what the tests need when
+# it is missing: Debian's chromium for the browser tests.
 set -euo pipefail
 cd "$(dirname "$0")"
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! command -v chromium >/dev/null; then
+	echo "test.sh: installing Debian's chromium for the browser tests" >&2
+	as_root apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+fi
 
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change: $unformatted" >&2
+	exit 1
+fi
+# The generated templ code is committed; it must match its source.
+go tool templ generate -path web >/dev/null 2>&1
+if ! git diff --quiet -- 'web/*_templ.go'; then
+	echo "web/*_templ.go is out of date: run 'go tool templ generate -path web' and commit" >&2
+	git diff --stat -- 'web/*_templ.go' >&2
 	exit 1
 fi
 go vet ./...

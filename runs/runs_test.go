@@ -1,8 +1,6 @@
 package runs
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -10,29 +8,8 @@ import (
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm/demo"
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/toolstest"
 )
-
-// gate is a tool that blocks until released or cancelled, so a test can
-// hold a run in progress.
-type gate struct {
-	started chan struct{}
-	release chan struct{}
-}
-
-func newGate() *gate { return &gate{started: make(chan struct{}, 16), release: make(chan struct{})} }
-
-func (g *gate) tool() tools.Tool {
-	return tools.Func("send_mail", "Send an email.", json.RawMessage(`{"type":"object"}`),
-		func(ctx context.Context, _ struct{}) (string, error) {
-			g.started <- struct{}{}
-			select {
-			case <-g.release:
-				return `{"status":"sent"}`, nil
-			case <-ctx.Done():
-				return "", ctx.Err()
-			}
-		})
-}
 
 func newAgent(t *testing.T, ts ...tools.Tool) *agent.Agent {
 	t.Helper()
@@ -91,12 +68,12 @@ func TestRunRecordsEveryEvent(t *testing.T) {
 func TestResumeAndSecondViewer(t *testing.T) {
 	h := NewHub(10)
 	defer h.Close()
-	g := newGate()
-	r, err := h.Start(Spec{Message: request, Agent: newAgent(t, g.tool())})
+	g := toolstest.NewGate("send_mail")
+	r, err := h.Start(Spec{Message: request, Agent: newAgent(t, g.Tool())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-g.started
+	<-g.Started
 	early, _, _ := r.Since(0)
 	resumeAt := early[len(early)/2].Seq
 
@@ -104,7 +81,7 @@ func TestResumeAndSecondViewer(t *testing.T) {
 	resumed := make(chan []agent.Event)
 	go func() { whole <- follow(r, 0) }()
 	go func() { resumed <- follow(r, resumeAt) }()
-	close(g.release)
+	g.Release()
 
 	all, tail := <-whole, <-resumed
 	if len(tail) != len(all)-resumeAt || tail[0].Seq != resumeAt+1 {
@@ -120,12 +97,12 @@ func TestResumeAndSecondViewer(t *testing.T) {
 func TestCancel(t *testing.T) {
 	h := NewHub(10)
 	defer h.Close()
-	g := newGate()
-	r, err := h.Start(Spec{Message: request, Agent: newAgent(t, g.tool())})
+	g := toolstest.NewGate("send_mail")
+	r, err := h.Start(Spec{Message: request, Agent: newAgent(t, g.Tool())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-g.started
+	<-g.Started
 	r.Cancel()
 	events := follow(r, 0)
 	if last := events[len(events)-1]; last.Reason != agent.Cancelled {
@@ -136,20 +113,20 @@ func TestCancel(t *testing.T) {
 func TestConversations(t *testing.T) {
 	h := NewHub(10)
 	defer h.Close()
-	g := newGate()
-	a := newAgent(t, g.tool())
+	g := toolstest.NewGate("send_mail")
+	a := newAgent(t, g.Tool())
 	first, err := h.Start(Spec{Message: request, Agent: a})
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-g.started
+	<-g.Started
 	if _, err := h.Start(Spec{Message: "again", ConversationID: first.ConversationID, Agent: a}); !errors.Is(err, ErrBusy) {
 		t.Fatalf("a second run on a busy conversation: err = %v, want ErrBusy", err)
 	}
 	if _, err := h.Start(Spec{Message: "x", ConversationID: "c-nope", Agent: a}); !errors.Is(err, ErrUnknownConversation) {
 		t.Fatalf("unknown conversation: err = %v", err)
 	}
-	close(g.release)
+	g.Release()
 	follow(first, 0)
 
 	second, err := h.Start(Spec{Message: "Cancel the standup meeting on 2026-12-01", ConversationID: first.ConversationID, Agent: newAgent(t)})
@@ -196,12 +173,12 @@ func TestKeepsBoundedRuns(t *testing.T) {
 
 func TestCloseCancelsRuns(t *testing.T) {
 	h := NewHub(10)
-	g := newGate()
-	r, err := h.Start(Spec{Message: request, Agent: newAgent(t, g.tool())})
+	g := toolstest.NewGate("send_mail")
+	r, err := h.Start(Spec{Message: request, Agent: newAgent(t, g.Tool())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-g.started
+	<-g.Started
 	h.Close()
 	if snap := r.Snapshot(); !snap.Done || snap.Reason != agent.Cancelled {
 		t.Fatalf("after Close the run is %+v, want cancelled", snap)

@@ -22,29 +22,8 @@ import (
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/server"
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/toolstest"
 )
-
-// gate is a send_mail that blocks until released or cancelled, so a test
-// can hold a run in progress.
-type gate struct {
-	started chan struct{}
-	release chan struct{}
-}
-
-func newGate() *gate { return &gate{started: make(chan struct{}, 16), release: make(chan struct{})} }
-
-func (g *gate) tool() tools.Tool {
-	return tools.Func("send_mail", "Send an email.", json.RawMessage(`{"type":"object"}`),
-		func(ctx context.Context, _ struct{}) (string, error) {
-			g.started <- struct{}{}
-			select {
-			case <-g.release:
-				return `{"status":"sent"}`, nil
-			case <-ctx.Done():
-				return "", ctx.Err()
-			}
-		})
-}
 
 type testServer struct {
 	url string
@@ -209,17 +188,17 @@ func TestRunOverSSE(t *testing.T) {
 }
 
 func TestResumeWithLastEventID(t *testing.T) {
-	g := newGate()
-	ts := start(t, setup{tools: []tools.Tool{g.tool()}})
+	g := toolstest.NewGate("send_mail")
+	ts := start(t, setup{tools: []tools.Tool{g.Tool()}})
 	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
-	<-g.started
+	<-g.Started
 	// A first viewer drops out mid-run; it resumes after the last event it saw.
 	_, snap := ts.get(t, "/api/runs/"+id)
 	seen := len(snap["events"].([]any))
 	done := make(chan []sseEvent, 2)
 	go func() { done <- ts.events(t, id, seen) }()
 	go func() { done <- ts.events(t, id, 0) }() // a second viewer, from the start
-	close(g.release)
+	g.Release()
 	a, b := <-done, <-done
 	resumed, whole := a, b
 	if len(a) > len(b) {
@@ -234,10 +213,10 @@ func TestResumeWithLastEventID(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	g := newGate()
-	ts := start(t, setup{tools: []tools.Tool{g.tool()}})
+	g := toolstest.NewGate("send_mail")
+	ts := start(t, setup{tools: []tools.Tool{g.Tool()}})
 	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
-	<-g.started
+	<-g.Started
 	if status, _ := ts.post(t, "/api/runs/"+id+"/cancel", ""); status != http.StatusAccepted {
 		t.Fatalf("cancel = %d", status)
 	}
@@ -268,11 +247,11 @@ func TestConversationContinues(t *testing.T) {
 }
 
 func TestBadRequests(t *testing.T) {
-	g := newGate()
-	ts := start(t, setup{tools: []tools.Tool{g.tool()}})
+	g := toolstest.NewGate("send_mail")
+	ts := start(t, setup{tools: []tools.Tool{g.Tool()}})
 	busyRun, busy := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
-	<-g.started
-	defer close(g.release)
+	<-g.Started
+	defer g.Release()
 	for _, c := range []struct {
 		name, path, body string
 		status           int
@@ -333,10 +312,10 @@ func TestFinishedRunsAreBounded(t *testing.T) {
 }
 
 func TestClosedTabLeaksNothing(t *testing.T) {
-	g := newGate()
-	ts := start(t, setup{tools: []tools.Tool{g.tool()}, heartbeat: 20 * time.Millisecond})
+	g := toolstest.NewGate("send_mail")
+	ts := start(t, setup{tools: []tools.Tool{g.Tool()}, heartbeat: 20 * time.Millisecond})
 	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
-	<-g.started
+	<-g.Started
 	for range 5 {
 		resp, err := http.Get(ts.url + "/api/runs/" + id + "/events")
 		if err != nil {
@@ -354,7 +333,7 @@ func TestClosedTabLeaksNothing(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	// The run itself goes on for other viewers.
-	close(g.release)
+	g.Release()
 	events := ts.events(t, id, 0)
 	if last := events[len(events)-1].event; last.Reason != agent.Answered {
 		t.Fatalf("closing tabs stopped the run: %+v", last)
@@ -384,7 +363,7 @@ func TestHealthModelsTools(t *testing.T) {
 	}{
 		{"ready", ollamaServer.Host(), "qwen3:4b", true, ""},
 		{"model not pulled", ollamaServer.Host(), "qwen9:1b", false, "ollama pull qwen9:1b"},
-		{"ollama down", closedAddress(t), "qwen3:4b", false, "start it with 'ollama serve'"},
+		{"ollama down", ollamatest.Unreachable(t), "qwen3:4b", false, "start it with 'ollama serve'"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			backend, err := ollama.New(ollama.Config{Host: c.host, Model: c.model})
@@ -431,14 +410,4 @@ func streamsOpen() int {
 	buf := make([]byte, 1<<22)
 	stacks := string(buf[:runtime.Stack(buf, true)])
 	return strings.Count(stacks, "server.follow(")
-}
-
-func closedAddress(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }

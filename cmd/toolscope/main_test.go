@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -107,7 +106,7 @@ func TestRunJSON(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	server := ollamatest.New(t)
-	closed := closedAddress(t)
+	closed := ollamatest.Unreachable(t)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -180,19 +179,8 @@ func TestRunDemo(t *testing.T) {
 	}
 }
 
-// closedAddress returns a loopback address where nothing listens.
-func closedAddress(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 func TestServeFallsBackToDemo(t *testing.T) {
-	cmd := exec.Command(binary, "serve", "--backend", "auto", "--ollama-host", closedAddress(t), "--addr", "127.0.0.1:0")
+	cmd := exec.Command(binary, "serve", "--backend", "auto", "--ollama-host", ollamatest.Unreachable(t), "--addr", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package ollama
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 
@@ -12,12 +11,7 @@ import (
 func TestCheck(t *testing.T) {
 	server := ollamatest.New(t)
 	server.AddModel("llama3.2:latest", ollamatest.Model{Template: "{{ .Prompt }}"})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().String()
-	l.Close()
+	closed := ollamatest.Unreachable(t)
 	for _, c := range []struct {
 		name, host, model, want string
 	}{

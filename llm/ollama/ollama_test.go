@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -322,13 +321,7 @@ func TestCutStreamDeliversWhatArrived(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now: connections are refused
-
+	addr := ollamatest.Unreachable(t)
 	b, err := ollama.New(ollama.Config{Host: addr})
 	if err != nil {
 		t.Fatal(err)
