@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -14,25 +12,12 @@ import (
 
 func chatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f engineFlags
-	fs := newFlagSet("chat", stderr, &f)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: toolscope chat [flags]")
-		fs.PrintDefaults()
+	fs := newFlagSet("chat", "[flags]", stderr, &f)
+	if _, code, ok := parseArgs(fs, args, 0, stderr); !ok {
+		return code
 	}
-	positional, err := parse(fs, args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case err != nil:
-		return exitUsage
-	case len(positional) != 0:
-		fmt.Fprintln(stderr, "toolscope chat: takes no request; type them after it starts")
-		return exitUsage
-	}
-	f.resolveAuto(ctx, stderr)
-	a, err := f.newAgent()
-	if err != nil {
-		fmt.Fprintf(stderr, "toolscope: %v\n", err)
+	a, ok := f.setUp(ctx, stderr)
+	if !ok {
 		return exitUsage
 	}
 	render := f.renderer(stdout, stderr)

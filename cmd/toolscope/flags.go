@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -26,9 +28,13 @@ type engineFlags struct {
 	verbose                    bool
 }
 
-func newFlagSet(name string, stderr io.Writer, f *engineFlags) *flag.FlagSet {
+func newFlagSet(name, synopsis string, stderr io.Writer, f *engineFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: toolscope %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&f.backend, "backend", "ollama", "model backend: ollama; demo (offline, scripted); or auto (Ollama when it answers and has the model, else demo)")
 	fs.StringVar(&f.model, "model", "qwen3:4b", "Ollama model")
 	fs.StringVar(&f.host, "ollama-host", "", "Ollama address (default $OLLAMA_HOST, else 127.0.0.1:11434)")
@@ -44,21 +50,42 @@ func newFlagSet(name string, stderr io.Writer, f *engineFlags) *flag.FlagSet {
 	return fs
 }
 
-// parse reads flags and positional arguments in any order, as in
-// `toolscope run "request" --json`.
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
+// parseArgs reads flags and positional arguments in any order, as in
+// `toolscope run "request" --json`, and checks that there are n non-empty
+// positional arguments. When ok is false the command ends with code;
+// parseArgs has said why.
+func parseArgs(fs *flag.FlagSet, args []string, n int, stderr io.Writer) (positional []string, code int, ok bool) {
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitOK, false
+			}
+			return nil, exitUsage, false
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return positional, nil
+			break
 		}
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+	if len(positional) != n || slices.Contains(positional, "") {
+		fmt.Fprintf(stderr, "toolscope %s: wrong arguments\n", fs.Name())
+		fs.Usage()
+		return nil, exitUsage, false
+	}
+	return positional, exitOK, true
+}
+
+// setUp makes the agent the flags describe, after settling --backend auto.
+func (f *engineFlags) setUp(ctx context.Context, stderr io.Writer) (*agent.Agent, bool) {
+	f.resolveAuto(ctx, stderr)
+	a, err := f.newAgent()
+	if err != nil {
+		fmt.Fprintf(stderr, "toolscope: %v\n", err)
+		return nil, false
+	}
+	return a, true
 }
 
 func (f *engineFlags) newAgent() (*agent.Agent, error) {

@@ -113,9 +113,12 @@ func TestRunErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no request", []string{"run"}, exitUsage, "give one request"},
+		{"no request", []string{"run"}, exitUsage, `toolscope run: wrong arguments
+Usage: toolscope run [flags] "request"`},
 		{"unknown flag", []string{"run", "--nope", "hi"}, exitUsage, "flag provided but not defined: -nope"},
 		{"unknown command", []string{"fly"}, exitUsage, `unknown command "fly"`},
+		{"empty request", []string{"run", ""}, exitUsage, "wrong arguments"},
+		{"chat takes no request", []string{"chat", "hi"}, exitUsage, "toolscope chat: wrong arguments"},
 		{"unknown backend", []string{"run", "--backend", "gpt", "hi"}, exitUsage, `unknown backend "gpt"`},
 		{"bad mode", []string{"run", "--mode", "fast", "hi"}, exitUsage, "fast"},
 		{"ollama down", []string{"run", "--ollama-host", closed, "hi"}, exitError, "start it with 'ollama serve', or run with --backend demo"},

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 
 	"github.com/toolscope/toolscope/agent"
@@ -14,26 +11,13 @@ import (
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f engineFlags
-	fs := newFlagSet("run", stderr, &f)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `Usage: toolscope run [flags] "request"`)
-		fs.PrintDefaults()
+	fs := newFlagSet("run", `[flags] "request"`, stderr, &f)
+	positional, code, ok := parseArgs(fs, args, 1, stderr)
+	if !ok {
+		return code
 	}
-	positional, err := parse(fs, args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case err != nil:
-		return exitUsage
-	case len(positional) != 1 || positional[0] == "":
-		fmt.Fprintln(stderr, "toolscope run: give one request, in quotes")
-		fs.Usage()
-		return exitUsage
-	}
-	f.resolveAuto(ctx, stderr)
-	a, err := f.newAgent()
-	if err != nil {
-		fmt.Fprintf(stderr, "toolscope: %v\n", err)
+	a, ok := f.setUp(ctx, stderr)
+	if !ok {
 		return exitUsage
 	}
 	res := a.Run(ctx, &agent.Conversation{}, positional[0], f.renderer(stdout, stderr))

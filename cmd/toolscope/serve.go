@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,22 +16,11 @@ import (
 
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f engineFlags
-	fs := newFlagSet("serve", stderr, &f)
+	fs := newFlagSet("serve", "[flags]", stderr, &f)
 	addr := fs.String("addr", "127.0.0.1:8000", "address to listen on")
 	keep := fs.Int("keep-runs", 100, "finished runs kept in memory for viewers and /api/runs/{id}; the oldest go first")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: toolscope serve [flags]")
-		fs.PrintDefaults()
-	}
-	positional, err := parse(fs, args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case err != nil:
-		return exitUsage
-	case len(positional) != 0:
-		fmt.Fprintf(stderr, "toolscope serve: unexpected argument %q\n", positional[0])
-		return exitUsage
+	if _, code, ok := parseArgs(fs, args, 0, stderr); !ok {
+		return code
 	}
 	f.resolveAuto(ctx, stderr)
 	backend, err := f.newBackend()
