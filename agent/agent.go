@@ -11,7 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolscope/toolscope/llm"
@@ -115,7 +117,9 @@ func (r *run) send(e Event) {
 func (r *run) loop(ctx context.Context) Result {
 	for round := 1; ; round++ {
 		reply, err := r.round(ctx, round)
-		r.conv.Messages = append(r.conv.Messages, reply.message())
+		if msg := reply.message(); msg.Content != "" || msg.Thinking != "" {
+			r.conv.Messages = append(r.conv.Messages, msg)
+		}
 		switch {
 		case ctx.Err() != nil:
 			r.answerCalls(ctx, round, reply.calls)
@@ -246,9 +250,10 @@ func (r *run) execute(ctx context.Context, round int, c *Call) string {
 		return errorJSON("cancelled by the user before the tool ran")
 	}
 	r.send(Event{Type: ToolStarted, Round: round, Call: c})
+	var wire wireLog
 	began := time.Now()
-	result, err := r.agent.call(ctx, c)
-	done := Event{Type: ToolFinished, Round: round, Call: c, DurationMS: millis(time.Since(began))}
+	result, err := r.agent.call(tools.WithRecorder(ctx, wire.add), c)
+	done := Event{Type: ToolFinished, Round: round, Call: c, DurationMS: millis(time.Since(began)), Wire: wire.messages()}
 	if err != nil {
 		done.Error = err.Error()
 		r.send(done)
@@ -293,6 +298,25 @@ func (a *Agent) call(ctx context.Context, c *Call) (string, error) {
 		}
 		return "", fmt.Errorf("tool %s was cancelled: %w", c.Name, ctx.Err())
 	}
+}
+
+// wireLog collects the protocol messages of one call. A tool may record
+// from its own goroutines, and one that times out may go on recording.
+type wireLog struct {
+	mu   sync.Mutex
+	msgs []tools.WireMessage
+}
+
+func (w *wireLog) add(m tools.WireMessage) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = append(w.msgs, m)
+}
+
+func (w *wireLog) messages() []tools.WireMessage {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.msgs)
 }
 
 func errorJSON(msg string) string {

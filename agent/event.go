@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/tools"
 )
 
 // Type names an event. The names and the JSON field names of Event are a
@@ -22,7 +23,7 @@ const (
 	ToolCallParsed  Type = "tool_call_parsed"  // Round, Call
 	ToolCallInvalid Type = "tool_call_invalid" // Round, Call with Raw and Reason
 	ToolStarted     Type = "tool_started"      // Round, Call
-	ToolFinished    Type = "tool_finished"     // Round, Call, Result or Error, DurationMS
+	ToolFinished    Type = "tool_finished"     // Round, Call, Result or Error, DurationMS, Wire
 	ToolResponse    Type = "tool_response"     // Round, Text: the user turn injected into the conversation
 	RoundFinished   Type = "round_finished"    // Round, Stats
 	RunFinished     Type = "run_finished"      // Reason, Text: the answer, Rounds
@@ -54,6 +55,9 @@ type Event struct {
 	Stats  *RoundStats `json:"stats,omitempty"`
 	Result string      `json:"result,omitempty"`
 	Error  string      `json:"error,omitempty"`
+	// Wire holds the protocol messages a tool exchanged, such as an MCP
+	// server's JSON-RPC request and response.
+	Wire []tools.WireMessage `json:"wire,omitempty"`
 
 	DurationMS float64 `json:"duration_ms,omitempty"`
 	Reason     string  `json:"reason,omitempty"`
