@@ -320,8 +320,8 @@ func (w *wireLog) messages() []tools.WireMessage {
 }
 
 func errorJSON(msg string) string {
-	b, _ := json.Marshal(map[string]string{"error": msg})
-	return string(b)
+	text, _ := tools.JSON(map[string]string{"error": msg}) // a string map always encodes
+	return text
 }
 
 // reply is what the model wrote in one round.

@@ -50,10 +50,7 @@ func SystemPrompt(ts []tools.Tool, now time.Time) string {
 
 // toolLine renders one tool as Ollama renders it into templates.
 func toolLine(t tools.Tool) string {
-	var fn strings.Builder
-	enc := json.NewEncoder(&fn)
-	enc.SetEscapeHTML(false) // the model should read "<", not "\u003c"
-	err := enc.Encode(struct {
+	fn, err := tools.JSON(struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description"`
 		Parameters  json.RawMessage `json:"parameters"`
@@ -62,5 +59,5 @@ func toolLine(t tools.Tool) string {
 		// The registry compiled the schema, so it is valid JSON.
 		panic(fmt.Sprintf("tool %s: %v", t.Name(), err))
 	}
-	return `{"type": "function", "function": ` + strings.TrimSuffix(fn.String(), "\n") + `}`
+	return `{"type": "function", "function": ` + fn + `}`
 }

@@ -50,9 +50,9 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (str
 	if s, ok := any(out).(string); ok {
 		return s, nil
 	}
-	b, err := json.Marshal(out)
+	text, err := JSON(out)
 	if err != nil {
 		return "", fmt.Errorf("%s: cannot encode the result as JSON: %w", t.name, err)
 	}
-	return string(b), nil
+	return text, nil
 }

@@ -1,9 +1,21 @@
 // Package web holds the playground's page: templ components for the HTML
 // and plain JavaScript and CSS, embedded in the binary. Nothing is fetched
 // from a CDN, so the page works offline.
+//
+// The server renders the shell (header, side panel, composer) and the
+// <template> skeletons of the step cards; static/pipeline.js fills the
+// cards from the run's Server-Sent Events. Model text only ever reaches
+// the page through textContent.
 package web
 
-import "embed"
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Static holds the page's scripts and styles, served under /static/.
 //
@@ -29,4 +41,84 @@ type ToolInfo struct {
 	Description string
 	Source      string // "builtin" or "mcp:<server>"
 	Parameters  string // the JSON Schema, indented
+}
+
+// seeds are requests that exercise each built-in tool, offered on the
+// empty page.
+var seeds = []string{
+	"Send an email to john@example.com about tomorrow's standup",
+	"Schedule a meeting with alice@co.com on 2026-04-01 at 10:00",
+	"Cancel the standup meeting on 2026-12-01",
+}
+
+// seconds formats a delay for the settings form, which asks in seconds.
+func seconds(ms int) string {
+	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64)
+}
+
+// param is one argument of a tool, as the side panel lists it.
+type param struct {
+	Name     string
+	Type     string
+	Required bool
+}
+
+// params lists the top-level properties of a JSON Schema object in the
+// order the schema gives them, which is the order its author meant them
+// to be read. A schema that is not an object with properties lists
+// nothing: the panel still shows the schema itself.
+func params(schema string) []param {
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if json.Unmarshal([]byte(schema), &s) != nil || len(s.Properties) == 0 {
+		return nil
+	}
+	// A map would lose the order, so read the properties token by token.
+	dec := json.NewDecoder(bytes.NewReader(s.Properties))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var list []param
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var p struct {
+			Type any `json:"type"` // a string, or a list of them
+		}
+		if err := dec.Decode(&p); err != nil {
+			return nil
+		}
+		name, _ := key.(string)
+		list = append(list, param{Name: name, Type: typeName(p.Type), Required: slices.Contains(s.Required, name)})
+	}
+	return list
+}
+
+func (p param) title() string {
+	if p.Required {
+		return p.Name + " (required)"
+	}
+	return p.Name + " (optional)"
+}
+
+// typeName reads a schema's "type", which may be a list such as
+// ["string", "null"].
+func typeName(t any) string {
+	switch t := t.(type) {
+	case string:
+		return t
+	case []any:
+		var names []string
+		for _, v := range t {
+			if s, ok := v.(string); ok {
+				names = append(names, s)
+			}
+		}
+		return strings.Join(names, "|")
+	}
+	return ""
 }

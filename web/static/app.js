@@ -1,1 +1,276 @@
-// app
+// app.js: the playground's wiring. It starts runs from the composer,
+// follows each run's events into a RunView, and keeps the side panel (run
+// status, Stop, New conversation, health, models) up to date.
+import { createTurn, eventTypes, RunView } from './pipeline.js';
+import { InputDialog } from './dialog.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  chat: $('chat'),
+  empty: $('empty'),
+  composer: $('composer'),
+  message: $('message'),
+  send: $('send'),
+  composerError: $('composer-error'),
+  stop: $('stop'),
+  newConversation: $('new-conversation'),
+  status: $('run-status'),
+  dot: $('run-dot'),
+  settings: $('settings'),
+  model: $('set-model'),
+  health: $('health'),
+  healthText: $('health-text'),
+  healthStatus: $('health-status'),
+  announcer: $('announcer'),
+};
+const dialog = new InputDialog($('input-dialog'));
+
+// conversation is the server's id for the history follow-ups build on;
+// live is the run in progress: {id, view, source}.
+const state = { conversation: null, live: null };
+
+// ---- talking to the server ------------------------------------------------
+
+async function request(method, url, body) {
+  const res = await fetch(url, {
+    method,
+    headers: body ? { 'Content-Type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(data.error || `${method} ${url} answered ${res.status} ${res.statusText}`);
+  return data;
+}
+
+/** runOptions reads the settings form into the fields of POST /api/runs. */
+function runOptions() {
+  const f = ui.settings.elements;
+  const opts = {
+    max_rounds: Number(f.max_rounds.value),
+    tool_delay_ms: Math.round(Number(f.tool_delay.value) * 1000),
+  };
+  if (f.think.value !== 'auto') opts.think = f.think.value === 'on';
+  // The demo model has one model and one mode, so its fields are disabled.
+  if (!f.model.disabled) opts.model = f.model.value;
+  if (!f.mode.disabled) opts.mode = f.mode.value;
+  return opts;
+}
+
+// ---- runs -----------------------------------------------------------------
+
+async function send(text) {
+  if (state.live || !text.trim()) return;
+  if (!ui.settings.reportValidity()) return;
+  showComposerError('');
+  ui.empty?.remove();
+  const turn = createTurn(text);
+  ui.chat.append(turn);
+  pinToBottom();
+  ui.message.value = '';
+  fitMessage();
+  setLive({ id: null });
+
+  let run;
+  try {
+    run = await request('POST', '/api/runs', { message: text, conversation_id: state.conversation ?? undefined, ...runOptions() });
+  } catch (err) {
+    turn.remove();
+    if (!ui.chat.querySelector('.turn')) ui.chat.append(ui.empty);
+    ui.message.value = text;
+    fitMessage();
+    setLive(null);
+    showComposerError(err.message);
+    return;
+  }
+  if (!turn.isConnected) {
+    // New conversation was pressed while the request was on its way.
+    request('POST', `/api/runs/${run.id}/cancel`).catch(() => {});
+    return;
+  }
+  state.conversation = run.conversation_id;
+  follow(run, turn);
+}
+
+/** follow draws a run's events as they arrive, resuming after drops. */
+function follow(run, turn) {
+  const running = () => setStatus(`Running · round ${Math.max(view.rounds.size, 1)}`, 'live');
+  const view = new RunView(turn, {
+    showInput: (input, round) => dialog.show(input, round),
+    onRound: running,
+    announce: (text) => {
+      ui.announcer.textContent = text;
+    },
+  });
+  // EventSource resumes by itself, sending Last-Event-ID; the view skips
+  // anything it has already drawn.
+  const source = new EventSource(run.events);
+  const live = { id: run.id, view, source };
+  for (const type of eventTypes) {
+    source.addEventListener(type, (msg) => {
+      view.apply(JSON.parse(msg.data));
+      scrollLater();
+      // The stream ends after run_finished; left open, EventSource would
+      // reconnect forever.
+      if (type === 'run_finished') end(live);
+    });
+  }
+  source.addEventListener('open', () => {
+    if (!view.finished) running();
+  });
+  source.addEventListener('error', () => {
+    if (source.readyState === EventSource.CLOSED) {
+      view.lost(`Lost the run's events and cannot resume them — the server may have restarted; check it is running, then send again.`);
+      end(live);
+    } else if (!view.finished) {
+      setStatus('Reconnecting…', 'warn');
+    }
+  });
+  setLive(live);
+}
+
+function end(live) {
+  live.source.close();
+  if (state.live !== live) return;
+  setLive(null);
+  // The Stop button just went away; the next thing to do is to type.
+  const focus = document.activeElement;
+  if (!focus || focus === document.body || focus === ui.stop) ui.message.focus();
+}
+
+async function stop() {
+  const live = state.live;
+  if (!live?.id) return;
+  ui.stop.disabled = true;
+  setStatus('Stopping…', 'warn');
+  try {
+    await request('POST', `/api/runs/${live.id}/cancel`);
+  } catch (err) {
+    ui.stop.disabled = false;
+    showComposerError(`Could not stop the run: ${err.message}`);
+  }
+}
+
+function newConversation() {
+  if (state.live) {
+    const { id, source } = state.live;
+    if (id) request('POST', `/api/runs/${id}/cancel`).catch(() => {}); // its page is going anyway
+    source?.close();
+    setLive(null);
+  }
+  state.conversation = null;
+  ui.chat.replaceChildren(ui.empty);
+  showComposerError('');
+  ui.message.focus();
+}
+
+// ---- side panel -----------------------------------------------------------
+
+function setLive(live) {
+  state.live = live;
+  const running = Boolean(live);
+  ui.stop.hidden = !running;
+  ui.stop.disabled = !live?.id;
+  ui.send.disabled = running;
+  setStatus(running ? 'Starting…' : 'Ready', running ? 'live' : '');
+}
+
+function setStatus(text, tone) {
+  ui.status.textContent = text;
+  ui.dot.dataset.tone = tone;
+}
+
+function showComposerError(text) {
+  ui.composerError.textContent = text;
+  ui.composerError.hidden = !text;
+}
+
+async function checkHealth() {
+  let h;
+  try {
+    h = await request('GET', '/api/health');
+  } catch (err) {
+    h = { ok: false, error: `toolscope did not answer (${err.message}) — is it still running?` };
+  }
+  ui.healthStatus.textContent = h.ok ? (h.demo ? 'ready (offline)' : `ready · Ollama ${h.ollama_version}`) : 'not ready';
+  ui.healthStatus.dataset.tone = h.ok ? 'ok' : 'bad';
+  ui.health.hidden = h.ok;
+  ui.healthText.textContent = h.error ?? '';
+}
+
+async function loadModels() {
+  if (ui.model.disabled) return;
+  try {
+    const { models } = await request('GET', '/api/models');
+    const current = ui.model.value;
+    const names = models.includes(current) ? models : [current, ...models];
+    ui.model.replaceChildren(...names.map((name) => new Option(name, name, false, name === current)));
+  } catch {
+    // The default model stays the only choice; the health check says why.
+  }
+}
+
+// ---- scrolling ------------------------------------------------------------
+
+// The chat follows new output while the reader is at the bottom, and stays
+// put once they scroll up to read. Growing content moves nothing, so only
+// a scroll upwards can unpin.
+let pinned = true;
+let scrollQueued = false;
+let lastTop = 0;
+ui.chat.addEventListener('scroll', () => {
+  const { scrollTop, scrollHeight, clientHeight } = ui.chat;
+  if (scrollHeight - scrollTop - clientHeight < 48) pinned = true;
+  else if (scrollTop < lastTop) pinned = false;
+  lastTop = scrollTop;
+});
+
+function scrollLater() {
+  if (scrollQueued || !pinned) return;
+  scrollQueued = true;
+  requestAnimationFrame(() => {
+    scrollQueued = false;
+    if (pinned) ui.chat.scrollTop = ui.chat.scrollHeight;
+  });
+}
+
+function pinToBottom() {
+  pinned = true;
+  scrollLater();
+}
+
+// ---- composer and keys ----------------------------------------------------
+
+function fitMessage() {
+  ui.message.style.height = 'auto';
+  ui.message.style.height = `${Math.min(ui.message.scrollHeight, 200)}px`;
+}
+
+ui.composer.addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  send(ui.message.value);
+});
+ui.message.addEventListener('input', fitMessage);
+ui.message.addEventListener('keydown', (ev) => {
+  // Enter sends, Shift+Enter is a new line; an IME composing text keeps Enter.
+  if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
+    ev.preventDefault();
+    ui.composer.requestSubmit();
+  }
+});
+document.addEventListener('keydown', (ev) => {
+  // Esc in the dialog closes the dialog, not the run.
+  if (ev.key === 'Escape' && !dialog.open && state.live) {
+    ev.preventDefault();
+    stop();
+  }
+});
+ui.stop.addEventListener('click', stop);
+$('health-retry').addEventListener('click', checkHealth);
+ui.newConversation.addEventListener('click', newConversation);
+ui.empty.addEventListener('click', (ev) => {
+  const seed = ev.target.closest('[data-prompt]');
+  if (seed) send(seed.dataset.prompt);
+});
+
+checkHealth();
+loadModels();

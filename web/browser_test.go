@@ -1,0 +1,770 @@
+package web_test
+
+// These tests drive the playground in a real headless Chromium against a
+// real toolscope server, with the demo model or an in-process Ollama.
+//
+// Screenshots go to $SCREENSHOT_DIR when it is set. The README's picture
+// is the whole finished conversation of the email seed prompt:
+//
+//	SCREENSHOT_DIR=/tmp/shots go test ./web -run 'TestSeedPrompts/email'
+//	cp /tmp/shots/email-full.png docs/screenshot.png
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/demo"
+	"github.com/toolscope/toolscope/llm/ollama"
+	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/server"
+	"github.com/toolscope/toolscope/tools"
+)
+
+const (
+	installHint = "install Chromium to run the browser tests: apt-get install -y chromium"
+	tabTimeout  = 30 * time.Second
+)
+
+// browser is the one Chromium that every test opens its tabs in; when it
+// could not start, noBrowser says why.
+var (
+	browser   context.Context
+	noBrowser string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	path := chromiumPath()
+	if path == "" {
+		noBrowser = "Chromium not found at /usr/bin/chromium or on PATH: " + installHint
+		return m.Run()
+	}
+	profile, err := os.MkdirTemp("", "toolscope-chromium-")
+	if err != nil {
+		noBrowser = err.Error()
+		return m.Run()
+	}
+	defer os.RemoveAll(profile)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(profile),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.WindowSize(1400, 1000),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	if err := chromedp.Do(ctx); err != nil {
+		noBrowser = fmt.Sprintf("Chromium at %s did not start: %v", path, err)
+		return m.Run()
+	}
+	browser = ctx
+	return m.Run()
+}
+
+func chromiumPath() string {
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	path, _ := exec.LookPath("chromium")
+	return path
+}
+
+// ---- the server under test ------------------------------------------------
+
+// serve starts toolscope's server on a loopback port with backend and the
+// stub tools, and returns its base URL. The page's settings start at
+// toolDelay, and each run's agent takes the delay its request asks for.
+func serve(t *testing.T, backend llm.Backend, toolDelay time.Duration) string {
+	t.Helper()
+	newAgent := func(o server.RunOptions) (*agent.Agent, error) {
+		delay := toolDelay
+		if o.ToolDelay != nil {
+			delay = *o.ToolDelay
+		}
+		registry, err := tools.NewRegistry(tools.Stubs(delay)...)
+		if err != nil {
+			return nil, err
+		}
+		return agent.New(agent.Config{Backend: backend, Tools: registry, MaxRounds: o.MaxRounds, Think: o.Think}), nil
+	}
+	s := server.New(server.Config{
+		Hub:       runs.NewHub(20),
+		NewAgent:  newAgent,
+		Backend:   backend,
+		Tools:     func() []tools.Tool { return tools.Stubs(toolDelay) },
+		MaxRounds: agent.DefaultMaxRounds,
+		ToolDelay: toolDelay,
+		Think:     true,
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("server shutdown: %v", err)
+		}
+		<-served
+	})
+	return "http://" + ln.Addr().String()
+}
+
+func demoModel() llm.Backend {
+	return demo.New(demo.Config{TokenDelay: 2 * time.Millisecond})
+}
+
+func ollamaModel(t *testing.T, host, model string) llm.Backend {
+	t.Helper()
+	b, err := ollama.New(ollama.Config{Host: host, Model: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// ---- a browser tab on the page --------------------------------------------
+
+type page struct {
+	t   *testing.T
+	ctx context.Context // the tab, with the test's deadline
+	tab context.Context // the tab, for a last screenshot past the deadline
+}
+
+// open loads the playground at url in a new tab of the shared Chromium.
+// Uncaught exceptions on the page fail the test.
+func open(t *testing.T, url string) *page {
+	t.Helper()
+	if browser == nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(noBrowser)
+		}
+		t.Skip(noBrowser)
+	}
+	tab, closeTab := chromedp.NewContext(browser)
+	if err := chromedp.Do(tab); err != nil { // opens the tab, with no deadline
+		closeTab()
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(tab, tabTimeout)
+
+	var (
+		mu         sync.Mutex
+		exceptions []string
+	)
+	console := chromedp.Console(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for m, err := range console {
+			if err != nil {
+				return
+			}
+			if m.IsException() {
+				mu.Lock()
+				exceptions = append(exceptions, m.String())
+				mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		closeTab()
+		<-watched
+		for _, e := range exceptions {
+			t.Errorf("uncaught exception on the page: %s", e)
+		}
+	})
+
+	p := &page{t: t, ctx: ctx, tab: tab}
+	p.do(chromedp.EmulateViewport(1400, 1000), chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("message")))
+	// The page's module script runs after parsing; wait until it has wired
+	// the composer, or the first Enter would go to a bare textarea.
+	p.waitFor("the page script", `document.getElementById('health-status').textContent !== 'checking…'`)
+	return p
+}
+
+func (p *page) do(steps ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, steps...); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// eval runs a JavaScript expression and decodes its value.
+func eval[T any](p *page, expr string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		p.t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls a JavaScript expression until it is truthy.
+func (p *page) waitFor(what, expr string) {
+	p.t.Helper()
+	_, err := chromedp.Run(p.ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(20*time.Millisecond)))
+	if err != nil {
+		p.screenshot("failed-" + strings.ReplaceAll(what, " ", "-"))
+		p.t.Fatalf("waiting for %s (%s): %v", what, expr, err)
+	}
+}
+
+// send types a request into the composer and presses Enter.
+func (p *page) send(text string) {
+	p.t.Helper()
+	p.do(chromedp.SendKeys(chromedp.ID("message"), text), enter)
+}
+
+// enter presses Enter as a person does. chromedp.KeyEvent(kb.Enter) also
+// sends a "char" event, which types a line break even when the page
+// cancelled the keydown; a real keyboard does not.
+var enter = chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, input.DispatchKeyEventParams{
+			Type: typ, Key: "Enter", Code: "Enter", WindowsVirtualKeyCode: 13, NativeVirtualKeyCode: 13,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+})
+
+// waitEnd waits until turn n (from 1) has finished and returns how.
+func (p *page) waitEnd(n int) string {
+	p.t.Helper()
+	p.waitFor(fmt.Sprintf("turn %d to finish", n),
+		fmt.Sprintf(`document.querySelectorAll('#chat .turn [data-slot=end]:not([hidden])').length >= %d`, n))
+	return p.turns()[n-1].Reason
+}
+
+// screenshot saves the viewport as name.png in $SCREENSHOT_DIR, or in a
+// temporary directory.
+func (p *page) screenshot(name string) {
+	p.t.Helper()
+	dir := os.Getenv("SCREENSHOT_DIR")
+	if dir == "" {
+		dir = p.t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(p.tab, 5*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		err = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	}
+	if err != nil {
+		p.t.Errorf("saving screenshot %s: %v", name, err)
+	}
+}
+
+// The pipeline as the page draws it. Bodies are textContent, so that a
+// folded card still reads; pseudo-element labels are not part of it.
+type turnView struct {
+	Message string
+	Reason  string
+	End     string
+	Rounds  []roundView
+}
+
+type roundView struct {
+	Stats map[string]string
+	Steps []stepView
+}
+
+type stepView struct {
+	Kind, Title, Meta, Body string
+	Args                    map[string]string
+}
+
+const readPipeline = `[...document.querySelectorAll('#chat .turn')].map(turn => ({
+  message: turn.querySelector('[data-slot=message]').innerText,
+  reason: turn.querySelector('[data-slot=end]').dataset.reason ?? '',
+  end: turn.querySelector('[data-slot=end]').innerText,
+  rounds: [...turn.querySelectorAll('.round')].map(r => ({
+    stats: Object.fromEntries([...r.querySelectorAll('.stats.is-filled dd')].map(dd => [dd.dataset.slot, dd.innerText])),
+    steps: [...r.querySelectorAll('.step')].map(s => ({
+      kind: [...s.classList].find(c => c.startsWith('step-')).slice(5),
+      title: s.querySelector('[data-slot=title]').innerText,
+      meta: s.querySelector('[data-slot=meta]').innerText,
+      body: s.querySelector(".step-body").textContent,
+      args: Object.fromEntries([...s.querySelectorAll('.args tbody tr')].map(tr => [tr.cells[0].innerText, tr.cells[1].innerText])),
+    })),
+  })),
+}))`
+
+func (p *page) turns() []turnView {
+	p.t.Helper()
+	return eval[[]turnView](p, readPipeline)
+}
+
+// step returns the first step of kind in a round, failing the test when
+// there is none.
+func step(t *testing.T, r roundView, kind string) stepView {
+	t.Helper()
+	for _, s := range r.Steps {
+		if s.Kind == kind {
+			return s
+		}
+	}
+	t.Fatalf("no %q step in the round; it has %v", kind, kinds(r))
+	return stepView{}
+}
+
+func kinds(r roundView) []string {
+	var ks []string
+	for _, s := range r.Steps {
+		ks = append(ks, s.Kind)
+	}
+	return ks
+}
+
+func contains(t *testing.T, what, got, want string) {
+	t.Helper()
+	if !strings.Contains(got, want) {
+		t.Errorf("%s = %q, want it to contain %q", what, got, want)
+	}
+}
+
+// viewInput opens "View LLM input" of a round and returns the dialog's
+// prompt and message list text.
+func (p *page) viewInput(turn, round int) (prompt, messages string) {
+	p.t.Helper()
+	sel := fmt.Sprintf(`document.querySelectorAll('#chat .turn')[%d].querySelectorAll('.round')[%d].querySelector('.view-input')`, turn-1, round-1)
+	p.waitFor("the View LLM input button", sel)
+	_ = eval[chromedp.Void](p, sel+`.click()`)
+	p.waitFor("the LLM input dialog", `document.getElementById('input-dialog').open`)
+	prompt = eval[string](p, `document.getElementById('input-prompt').textContent`)
+	messages = eval[string](p, `document.getElementById('input-messages').textContent`)
+	p.do(chromedp.KeyEvent(kb.Escape))
+	p.waitFor("the dialog to close", `!document.getElementById('input-dialog').open`)
+	return prompt, messages
+}
+
+// ---- tests ----------------------------------------------------------------
+
+// TestSeedPrompts runs the three seed requests on the demo model and checks
+// every step of the loop as the page draws it.
+func TestSeedPrompts(t *testing.T) {
+	t.Parallel()
+	const toolDelay = 1500 * time.Millisecond // long enough to watch the timer
+	url := serve(t, demoModel(), toolDelay)
+	tests := []struct {
+		name, prompt, tool string
+		args               map[string]string // argument → a part of its value
+		result, answer     string
+	}{{
+		name: "email", prompt: "Send an email to john@example.com about tomorrow's standup", tool: "send_mail",
+		args:   map[string]string{"to": "john@example.com", "subject": "Standup", "body": "standup"},
+		result: `"status":"sent"`, answer: "Your email to john@example.com has been sent",
+	}, {
+		name: "meeting", prompt: "Schedule a meeting with alice@co.com on 2026-04-01 at 10:00", tool: "schedule_meeting",
+		args:   map[string]string{"attendees": `"alice@co.com"`, "date": "2026-04-01", "time": "10:00"},
+		result: `"status":"scheduled"`, answer: "with alice@co.com for Wednesday, April 1 at 10:00",
+	}, {
+		name: "cancel", prompt: "Cancel the standup meeting on 2026-12-01", tool: "cancel_meeting",
+		args:   map[string]string{"title": "standup", "date": "2026-12-01"},
+		result: `"status":"cancelled"`, answer: `I cancelled "standup" on Tuesday, December 1.`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := open(t, url)
+			p.send(tt.prompt)
+
+			// The tool runs: the timer counts while it does.
+			timer := `document.querySelector('.step-exec.is-live .timer')`
+			p.waitFor("the tool to start", timer)
+			first := eval[string](p, timer+`.textContent`)
+			p.waitFor("the timer to move", fmt.Sprintf(`%s?.textContent !== %q && parseFloat(%[1]s.textContent) > 0`, timer, first))
+			p.screenshot(tt.name + "-running")
+
+			if reason := p.waitEnd(1); reason != agent.Answered {
+				t.Fatalf("the run ended %q, want %q", reason, agent.Answered)
+			}
+			p.screenshot(tt.name + "-final")
+
+			turn := p.turns()[0]
+			if turn.Message != tt.prompt {
+				t.Errorf("the request shows %q, want %q", turn.Message, tt.prompt)
+			}
+			if len(turn.Rounds) != 2 {
+				t.Fatalf("%d rounds, want 2 (call, then answer)", len(turn.Rounds))
+			}
+			r1, r2 := turn.Rounds[0], turn.Rounds[1]
+			if got, want := kinds(r1), []string{"send", "thinking", "raw", "call", "exec", "response"}; !equal(got, want) {
+				t.Errorf("round 1 steps = %v, want %v", got, want)
+			}
+			if got, want := kinds(r2), []string{"send", "thinking", "raw", "answer"}; !equal(got, want) {
+				t.Errorf("round 2 steps = %v, want %v", got, want)
+			}
+
+			contains(t, "the round 1 input summary", step(t, r1, "send").Meta, "toolscope-demo · raw mode · 2 messages")
+			contains(t, "thinking", step(t, r1, "thinking").Body, "Okay, the user wants me to")
+			raw := step(t, r1, "raw").Body
+			contains(t, "raw output", raw, "<think>")
+			contains(t, "raw output", raw, `<tool_call>`)
+			contains(t, "raw output", raw, `{"name": "`+tt.tool+`"`)
+
+			call := step(t, r1, "call")
+			contains(t, "the parsed call", call.Body, tt.tool)
+			contains(t, "the parsed call", call.Meta, "parsed by toolscope")
+			for arg, want := range tt.args {
+				contains(t, "argument "+arg, call.Args[arg], want)
+			}
+
+			exec := step(t, r1, "exec")
+			contains(t, "the executed tool", exec.Title, "Executed "+tt.tool)
+			contains(t, "the tool result", exec.Body, tt.result)
+			took, err := strconv.ParseFloat(strings.TrimSuffix(exec.Meta, " s"), 64)
+			if err != nil || took < toolDelay.Seconds() {
+				t.Errorf("the tool's time shows %q, want the server's duration, at least %v", exec.Meta, toolDelay)
+			}
+
+			response := step(t, r1, "response")
+			contains(t, "the injected response", response.Body, "<tool_response>\n{")
+			contains(t, "the injected response", response.Body, tt.result)
+
+			contains(t, "the answer", step(t, r2, "answer").Body, tt.answer)
+			for _, r := range turn.Rounds {
+				for _, counter := range []string{"prompt_tokens", "output_tokens", "first_token", "speed", "done_reason"} {
+					if r.Stats[counter] == "" {
+						t.Errorf("round counter %s is missing: %v", counter, r.Stats)
+					}
+				}
+			}
+			contains(t, "the done reason", r2.Stats["done_reason"], "stop")
+			contains(t, "the turn's end", turn.End, "Answered · 2 rounds")
+
+			prompt, _ := p.viewInput(1, 2)
+			contains(t, "round 2's prompt", prompt, "<|im_start|>user\n<tool_response>\n{")
+			contains(t, "round 2's prompt", prompt, tt.result)
+			if n := eval[int](p, `document.querySelectorAll('#input-prompt .tok-tool_response').length`); n != 2 {
+				t.Errorf("round 2's prompt highlights %d <tool_response> tags, want 2 (open and close)", n)
+			}
+
+			// The whole conversation in one picture, for the README.
+			grow := eval[int64](p, `document.getElementById('chat').scrollHeight - document.getElementById('chat').clientHeight`)
+			p.do(chromedp.EmulateViewport(1400, 1000+grow))
+			p.screenshot(tt.name + "-full")
+		})
+	}
+}
+
+func equal(a, b []string) bool {
+	return strings.Join(a, ",") == strings.Join(b, ",")
+}
+
+// TestStop stops a run while its tool is running, with the Stop button and
+// with Esc.
+func TestStop(t *testing.T) {
+	t.Parallel()
+	url := serve(t, demoModel(), time.Minute)
+	tests := []struct {
+		name string
+		stop chromedp.Action[chromedp.Void]
+	}{
+		{"button", chromedp.Click(chromedp.ID("stop"))},
+		{"Esc", chromedp.KeyEvent(kb.Escape)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := open(t, url)
+			p.send("Send an email to john@example.com about tomorrow's standup")
+			p.waitFor("the tool to start", `document.querySelector('.step-exec.is-live')`)
+			p.waitFor("the Stop button", `!document.getElementById('stop').hidden && !document.getElementById('stop').disabled`)
+			p.do(tt.stop)
+
+			if reason := p.waitEnd(1); reason != agent.Cancelled {
+				t.Fatalf("the run ended %q, want %q", reason, agent.Cancelled)
+			}
+			p.screenshot("stopped-" + tt.name)
+			r := p.turns()[0].Rounds[0]
+			exec := step(t, r, "exec")
+			contains(t, "the stopped tool", exec.Title, "send_mail failed")
+			contains(t, "the stopped tool", exec.Body, "cancel")
+			contains(t, "the notice", step(t, r, "notice").Title, "Stopped")
+			if eval[bool](p, `document.querySelector('.step-exec .timer').closest('.is-live') !== null`) {
+				t.Error("the timer is still live after the run stopped")
+			}
+			p.waitFor("the composer to be ready again", `document.getElementById('stop').hidden && !document.getElementById('send').disabled`)
+		})
+	}
+}
+
+// TestKeysAndHistory checks that Shift+Enter is a new line, Enter sends,
+// and a follow-up's input holds the earlier turn.
+func TestKeysAndHistory(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(), 10*time.Millisecond))
+
+	p.do(
+		chromedp.SendKeys(chromedp.ID("message"), "Send an email to john@example.com"),
+		chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(kb.ModifierShift)),
+		chromedp.SendKeys(chromedp.ID("message"), "about tomorrow's standup"),
+	)
+	if got := eval[string](p, `document.getElementById('message').value`); got != "Send an email to john@example.com\nabout tomorrow's standup" {
+		t.Errorf("after Shift+Enter the message is %q, want two lines", got)
+	}
+	if n := eval[int](p, `document.querySelectorAll('#chat .turn').length`); n != 0 {
+		t.Fatalf("Shift+Enter sent the message: %d turns", n)
+	}
+	p.do(enter)
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the first run ended %q", reason)
+	}
+	if got := eval[string](p, `document.getElementById('message').value`); got != "" {
+		t.Errorf("the composer still holds %q after sending", got)
+	}
+
+	p.send("Schedule a meeting with alice@co.com on 2026-04-01 at 10:00")
+	if reason := p.waitEnd(2); reason != agent.Answered {
+		t.Fatalf("the follow-up ended %q", reason)
+	}
+	turns := p.turns()
+	if len(turns) != 2 {
+		t.Fatalf("%d turns on the page, want both", len(turns))
+	}
+	contains(t, "the first turn", turns[0].Message, "about tomorrow's standup")
+	prompt, messages := p.viewInput(2, 1)
+	for _, earlier := range []string{"about tomorrow's standup", `"name": "send_mail"`, "Your email to john@example.com has been sent"} {
+		contains(t, "the follow-up's prompt", prompt, earlier)
+		contains(t, "the follow-up's messages", messages, earlier)
+	}
+}
+
+// TestModelMarkupIsText has the model write markup in its thinking, in a
+// tool call's arguments and in its answer: the page must show it as text.
+func TestModelMarkupIsText(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	const markup = `<img src=x onerror=alert(1)>`
+	srv.Reply(
+		ollamatest.Reply{Text: "<think>I could write <b>bold</b> " + markup + "</think>\n" +
+			`<tool_call>` + "\n" + `{"name": "send_mail", "arguments": {"to": "john@example.com", "subject": "` + markup + `", "body": "<script>alert(2)</script>"}}` + "\n" + `</tool_call>`},
+		ollamatest.Reply{Text: "Sent: " + markup},
+	)
+	p := open(t, serve(t, ollamaModel(t, srv.Host(), "qwen3:4b"), 0))
+	p.send("Send a tricky email")
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the run ended %q", reason)
+	}
+	p.screenshot("markup")
+	if n := eval[int](p, `document.querySelectorAll('#chat img, #chat script, #chat b, #input-dialog img').length`); n != 0 {
+		t.Errorf("the model's markup made %d elements", n)
+	}
+	turn := p.turns()[0]
+	r1 := turn.Rounds[0]
+	contains(t, "thinking", step(t, r1, "thinking").Body, "<b>bold</b> "+markup)
+	contains(t, "raw output", step(t, r1, "raw").Body, markup)
+	call := step(t, r1, "call")
+	contains(t, "the subject argument", call.Args["subject"], markup)
+	contains(t, "the body argument", call.Args["body"], "<script>alert(2)</script>")
+	contains(t, "the answer", step(t, turn.Rounds[1], "answer").Body, "Sent: "+markup)
+}
+
+// TestInvalidCall shows a call whose JSON is broken: its raw text and the
+// reason the model is told.
+func TestInvalidCall(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	const broken = `{"name": "send_mail", "arguments": {"to": }}`
+	srv.Reply(
+		ollamatest.Reply{Text: "<tool_call>\n" + broken + "\n</tool_call>"},
+		ollamatest.Reply{Text: "I could not send it."},
+	)
+	p := open(t, serve(t, ollamaModel(t, srv.Host(), "qwen3:4b"), 0))
+	p.send("Send an email to john@example.com")
+	p.waitEnd(1)
+	p.screenshot("invalid-call")
+	turn := p.turns()[0]
+	invalid := step(t, turn.Rounds[0], "call-invalid")
+	contains(t, "the invalid call", invalid.Title, "Invalid tool call")
+	contains(t, "the invalid call", invalid.Body, broken)
+	contains(t, "the invalid call's reason", invalid.Body, "the call is not valid JSON")
+	contains(t, "the response", step(t, turn.Rounds[0], "response").Body, `{"error":"the call is not valid JSON`)
+	contains(t, "the answer", step(t, turn.Rounds[1], "answer").Body, "I could not send it.")
+}
+
+// TestPendingText holds a reply on a partial tag: the page shows what the
+// parser holds back, apart from the rest.
+func TestPendingText(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	srv.Reply(ollamatest.Reply{
+		Text: "Let me check <tool_",
+		Split: func(s string) []string {
+			if before, after, ok := strings.Cut(s, "<"); ok {
+				return []string{before, "<" + after}
+			}
+			return nil // the reply has no thinking
+		},
+		Hold: true,
+	})
+	p := open(t, serve(t, ollamaModel(t, srv.Host(), "qwen3:4b"), 0))
+	p.send("Check something")
+	p.waitFor("held-back text", `document.querySelector('.step-raw [data-slot=pending]')?.textContent === '<tool_'`)
+	p.screenshot("pending")
+	meta := eval[string](p, `document.querySelector('.step-raw [data-slot=meta]').textContent`)
+	contains(t, "the raw output's meta", meta, "holding back 6 characters")
+	if got := eval[string](p, `getComputedStyle(document.querySelector('.step-raw .pending'), '::after').content`); !strings.Contains(got, "held back by the parser") {
+		t.Errorf("the held-back text is not labelled: ::after content is %s", got)
+	}
+	if got, want := kinds(p.turns()[0].Rounds[0]), []string{"send", "raw", "answer"}; !equal(got, want) {
+		t.Errorf("steps = %v, want %v", got, want)
+	}
+	p.do(chromedp.Click(chromedp.ID("stop")))
+	if reason := p.waitEnd(1); reason != agent.Cancelled {
+		t.Fatalf("the run ended %q", reason)
+	}
+}
+
+// TestErrorsSayWhatToDo makes the backend fail and checks that the page
+// says where, and what to do next.
+func TestErrorsSayWhatToDo(t *testing.T) {
+	t.Parallel()
+	closedPort := func(t *testing.T) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		return addr
+	}
+	tests := []struct {
+		name    string
+		backend func(t *testing.T) llm.Backend
+		next    string
+	}{
+		{"model not pulled", func(t *testing.T) llm.Backend {
+			return ollamaModel(t, ollamatest.New(t).Host(), "llama9:1b")
+		}, "run 'ollama pull llama9:1b'"},
+		{"Ollama not running", func(t *testing.T) llm.Backend {
+			return ollamaModel(t, closedPort(t), "qwen3:4b")
+		}, "start it with 'ollama serve'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := open(t, serve(t, tt.backend(t), 0))
+			p.waitFor("the health banner", `!document.getElementById('health').hidden`)
+			contains(t, "the health banner", eval[string](p, `document.getElementById('health').innerText`), tt.next)
+
+			p.send("Send an email to john@example.com about tomorrow's standup")
+			if reason := p.waitEnd(1); reason != agent.Failed {
+				t.Fatalf("the run ended %q, want %q", reason, agent.Failed)
+			}
+			p.screenshot("error-" + strings.ReplaceAll(tt.name, " ", "-"))
+			failure := step(t, p.turns()[0].Rounds[0], "error")
+			contains(t, "the error's place", failure.Meta, "round 1, while preparing the model's input")
+			contains(t, "the error", failure.Body, "Next step: "+tt.next)
+		})
+	}
+}
+
+// TestChatModeParsedByOllama runs in chat mode with Ollama's own parser
+// answering: the page says who parsed what, and that the prompt is
+// rendered inside Ollama.
+func TestChatModeParsedByOllama(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	srv.Reply(
+		ollamatest.Reply{Thinking: "They want an email.", ToolCalls: []llm.ToolCall{{Name: "send_mail",
+			Arguments: []byte(`{"to": "john@example.com", "subject": "Standup", "body": "See you."}`)}}},
+		ollamatest.Reply{Text: "Sent."},
+	)
+	b, err := ollama.New(ollama.Config{Host: srv.Host(), Mode: llm.ModeChat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := open(t, serve(t, b, 0))
+	p.send("Email john@example.com")
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the run ended %q", reason)
+	}
+	r1 := p.turns()[0].Rounds[0]
+	contains(t, "thinking", step(t, r1, "thinking").Meta, "parsed by Ollama")
+	contains(t, "the call", step(t, r1, "call").Meta, "parsed by Ollama")
+	contains(t, "the round's input", step(t, r1, "send").Meta, "chat mode")
+
+	sel := `document.querySelector('.round .view-input')`
+	_ = eval[chromedp.Void](p, sel+`.click()`)
+	p.waitFor("the LLM input dialog", `document.getElementById('input-dialog').open`)
+	if !eval[bool](p, `document.getElementById('tab-prompt').disabled && !document.getElementById('input-messages').hidden`) {
+		t.Error("in chat mode the dialog should show the message list, with no rendered prompt")
+	}
+	contains(t, "the dialog's note", eval[string](p, `document.getElementById('input-note').textContent`), "Chat mode")
+}
+
+// TestRefusedRequest sends a request the server refuses: its reason shows
+// by the composer, and the message stays there to fix and send again.
+func TestRefusedRequest(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(), 0))
+	_ = eval[chromedp.Void](p, `document.getElementById('message').value = 'x'.repeat(70000)`)
+	p.do(chromedp.Focus(chromedp.ID("message")), enter)
+	p.waitFor("the refusal", `!document.getElementById('composer-error').hidden`)
+	contains(t, "the refusal", eval[string](p, `document.getElementById('composer-error').textContent`), "the request body is too large")
+	if n := eval[int](p, `document.getElementById('message').value.length`); n != 70000 {
+		t.Errorf("the composer holds %d characters after the refusal, want the 70000 sent", n)
+	}
+	if n := eval[int](p, `document.querySelectorAll('#chat .turn').length`); n != 0 {
+		t.Errorf("a refused request left %d turns", n)
+	}
+	if !eval[bool](p, `!document.getElementById('send').disabled && document.getElementById('stop').hidden`) {
+		t.Error("the composer is not ready to send again")
+	}
+}
+
+// TestLookIsRemembered toggles large type and the theme, and reloads.
+func TestLookIsRemembered(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(), 0))
+	before := eval[string](p, `document.documentElement.dataset.theme`)
+	p.do(chromedp.Click(chromedp.ID("toggle-large")), chromedp.Click(chromedp.ID("toggle-theme")))
+	p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("message")))
+	if !eval[bool](p, `document.documentElement.classList.contains('large')`) {
+		t.Error("large type was not remembered")
+	}
+	if got := eval[string](p, `document.documentElement.dataset.theme`); got == before || got == "" {
+		t.Errorf("the theme is %q after switching from %q and reloading", got, before)
+	}
+	if got := eval[string](p, `document.getElementById('toggle-large').getAttribute('aria-pressed')`); got != "true" {
+		t.Errorf("the large type button says aria-pressed=%q", got)
+	}
+}

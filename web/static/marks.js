@@ -1,0 +1,119 @@
+// marks.js: model text shown with its special tokens and tags made visible.
+// Everything goes in as text nodes; a tag is a <span> whose textContent is
+// the tag, so a model that writes markup only ever shows characters.
+import { slot } from './dom.js';
+
+// Special tokens such as <|im_start|>, and the tags of the Qwen3 / Hermes
+// tool-calling format.
+const MARK = /<\|[^|<>\s]{1,40}\|>|<\/?(?:think|tool_call|tool_response|tools)>/g;
+
+// The longest text that may still grow into a mark, for RawStream.
+const LONGEST_MARK = 44;
+
+// Where a tag leaves the reply: thinking, a tool call, or plain text.
+const REGION_AFTER = {
+  '<think>': 'think',
+  '</think>': 'text',
+  '<tool_call>': 'call',
+  '</tool_call>': 'text',
+};
+
+function mark(token) {
+  const span = document.createElement('span');
+  // tok-special, or tok-think, tok-tool_call …: one colour per tag name.
+  span.className = token.startsWith('<|') ? 'tok tok-special' : `tok tok-${token.replace(/[</>]/g, '')}`;
+  span.textContent = token;
+  return span;
+}
+
+/**
+ * appendMarked appends text to parent, its marks highlighted. With each
+ * plain run it calls plain(run) instead, when given, so callers can wrap
+ * runs themselves.
+ */
+export function appendMarked(parent, text, { before = null, plain, onMark } = {}) {
+  let last = 0;
+  const addPlain = (s) => {
+    if (!s) return;
+    if (plain) plain(s);
+    else parent.insertBefore(document.createTextNode(s), before);
+  };
+  for (const m of text.matchAll(MARK)) {
+    addPlain(text.slice(last, m.index));
+    parent.insertBefore(mark(m[0]), before);
+    onMark?.(m[0]);
+    last = m.index + m[0].length;
+  }
+  addPlain(text.slice(last));
+}
+
+/**
+ * RawStream shows a reply as it streams: marks highlighted, thinking and
+ * tool-call text tinted, and the text the parser still holds back shown
+ * apart at the end, replaced as chunks arrive. It writes into a <pre>
+ * whose last children are the "tail" and "pending" slots.
+ */
+export class RawStream {
+  constructor(pre, { inThinking = false } = {}) {
+    this.pre = pre;
+    this.tail = slot(pre, 'tail');
+    this.pendingEl = slot(pre, 'pending');
+    this.raw = '';
+    this.settled = 0; // raw[:settled] is drawn for good
+    this.region = inThinking ? 'think' : 'text';
+    this.run = null; // the span plain text of the current region goes into
+  }
+
+  /** push adds a chunk; pending is what the parser holds back (a suffix). */
+  push(text, pending = '') {
+    this.raw += text;
+    const held = pending && this.raw.endsWith(pending) ? pending.length : 0;
+    const end = this.raw.length - held;
+    this.settle(this.safeEnd(end));
+    this.tail.className = `raw-tail raw-${this.region}`;
+    this.tail.textContent = this.raw.slice(this.settled, end);
+    this.pendingEl.textContent = this.raw.slice(end);
+  }
+
+  /** finish draws whatever is left, once the reply is over. */
+  finish() {
+    this.settle(this.raw.length);
+    this.tail.textContent = '';
+    this.pendingEl.textContent = '';
+  }
+
+  get pending() {
+    return this.pendingEl.textContent;
+  }
+
+  // safeEnd stops before a '<' that may still become a mark, so that a tag
+  // cut by a chunk boundary is highlighted once it is whole.
+  safeEnd(end) {
+    const lt = this.raw.lastIndexOf('<', end - 1);
+    if (lt >= this.settled && end - lt < LONGEST_MARK && !this.raw.slice(lt, end).includes('>')) return lt;
+    return end;
+  }
+
+  settle(end) {
+    if (end <= this.settled) return;
+    const text = this.raw.slice(this.settled, end);
+    this.settled = end;
+    appendMarked(this.pre, text, {
+      before: this.tail,
+      plain: (s) => this.plain(s),
+      onMark: (token) => {
+        this.region = REGION_AFTER[token] ?? this.region;
+        this.run = null;
+      },
+    });
+  }
+
+  plain(s) {
+    if (!this.run) {
+      this.run = document.createElement('span');
+      this.run.className = `raw-${this.region}`;
+      this.pre.insertBefore(this.run, this.tail);
+    }
+    this.run.append(s);
+  }
+}

@@ -1,0 +1,410 @@
+// pipeline.js: one run drawn as a pipeline of step cards, round by round,
+// from its events. Each event type has one handler; each card kind has one
+// renderer. Model text is set with textContent only.
+import { clone, fill, slot } from './dom.js';
+import { appendMarked, RawStream } from './marks.js';
+
+/** createTurn draws a user's request; its rounds go inside. */
+export function createTurn(message) {
+  return fill(clone('tpl-turn'), { message });
+}
+
+// ---- formatting -----------------------------------------------------------
+
+const count = new Intl.NumberFormat('en');
+
+function plural(n, word) {
+  return `${count.format(n)} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** duration formats milliseconds for people: "0.4 ms", "812 ms", "3.00 s". */
+export function duration(ms) {
+  if (ms < 10 && !Number.isInteger(ms)) return `${ms.toFixed(1)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+function shorten(s, n) {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+/** callText writes a call the way tool descriptions do: name(a="x", b=2). */
+function callText(call) {
+  const args = Object.entries(call.arguments ?? {}).map(([k, v]) => {
+    const value = typeof v === 'string' ? JSON.stringify(shorten(v, 32)) : shorten(JSON.stringify(v), 32);
+    return `${k}=${value}`;
+  });
+  return `${call.name}(${args.join(', ')})`;
+}
+
+const parsedBy = (who) => (who === 'ollama' ? 'parsed by Ollama' : 'parsed by toolscope');
+
+// ---- cards ----------------------------------------------------------------
+
+/** A Round is one model reply and the tool runs that follow it. */
+class Round {
+  constructor(number, parent) {
+    this.number = number;
+    this.el = clone('tpl-round');
+    fill(this.el, { number: String(number) });
+    this.el.classList.add('is-live');
+    this.steps = slot(this.el, 'steps');
+    this.input = null;
+    this.text = ''; // reply text outside tags
+    this.thinking = null;
+    this.raw = null;
+    this.answer = null;
+    this.calls = new Map(); // call index → card
+    this.execs = new Map(); // call index → {card, timer}
+    parent.append(this.el);
+  }
+
+  add(kind, before = null) {
+    const card = clone(`tpl-${kind}`);
+    this.steps.insertBefore(card, before);
+    return card;
+  }
+
+  /** output returns the raw output card, drawing it on first use. */
+  output() {
+    if (!this.raw) {
+      const card = this.add('raw');
+      card.classList.add('is-live');
+      // A prompt that ends inside <think> makes the reply start there.
+      const inThinking = /<think>\s*$/.test(this.input?.prompt ?? '');
+      this.raw = { card, stream: new RawStream(slot(card, 'text'), { inThinking }), chunks: 0 };
+    }
+    return this.raw;
+  }
+
+  /** endReply marks the model's reply as over; tools may still run. */
+  endReply() {
+    this.raw?.stream.finish();
+    for (const card of [this.thinking, this.raw?.card, this.answer]) card?.classList.remove('is-live');
+  }
+
+  /**
+   * fold closes the cards that only lead up to the round's outcome, once
+   * the next round starts: the live round stays open, earlier ones read as
+   * a summary. Each folded card shows a preview and opens with a click.
+   */
+  fold() {
+    if (this.thinking) fold(this.thinking, slot(this.thinking, 'text').textContent);
+    if (this.raw) fold(this.raw.card, this.raw.stream.raw);
+  }
+
+  /** close ends everything still live in the round, when the run is over. */
+  close() {
+    this.endReply();
+    this.el.classList.remove('is-live');
+    for (const card of this.steps.querySelectorAll('.is-live')) card.classList.remove('is-live');
+    for (const exec of this.execs.values()) clearInterval(exec.timer);
+  }
+}
+
+function fold(card, text) {
+  fill(card, { preview: shorten(text.replace(/\s+/g, ' ').trim(), 160) });
+  card.querySelector('details').open = false;
+}
+
+function meta(card, text) {
+  slot(card, 'meta').textContent = text;
+}
+
+function title(card, text) {
+  slot(card, 'title').textContent = text;
+}
+
+function argRow(key, value) {
+  const row = clone('tpl-arg');
+  const isText = typeof value === 'string';
+  const json = JSON.stringify(value);
+  fill(row, { key, value: isText ? value : json.length > 60 ? JSON.stringify(value, null, 2) : json });
+  slot(row, 'value').classList.toggle('json-value', !isText);
+  return row;
+}
+
+/** errorCard shows what went wrong and, apart, what to do about it. */
+function errorCard(card, message, where) {
+  title(card, 'Error');
+  meta(card, where);
+  // Errors name the next step after an em dash: "Ollama is not reachable
+  // at … — start it with 'ollama serve', or run with --backend demo".
+  const cut = message.indexOf(' — ');
+  if (cut < 0) {
+    fill(card, { what: message });
+    return card;
+  }
+  fill(card, { what: message.slice(0, cut), 'next-text': message.slice(cut + 3) });
+  slot(card, 'next').hidden = false;
+  return card;
+}
+
+// ---- event handlers -------------------------------------------------------
+
+// handlers draws each event type; `this` is the RunView.
+const handlers = {
+  run_started(e) {
+    this.info = e.run;
+  },
+
+  round_started(e) {
+    this.rounds.get(e.round - 1)?.fold();
+    const r = this.round(e.round);
+    r.input = e.input;
+    const card = r.add('send');
+    const { mode, prompt, think, messages = [] } = e.input;
+    const last = messages.at(-1);
+    const size = prompt ? [plural(prompt.length, 'character')] : [];
+    meta(card, [this.info?.model, `${mode} mode`, plural(messages.length, 'message'), ...size, `thinking ${think ? 'on' : 'off'}`]
+      .filter(Boolean).join(' · '));
+    fill(card, { 'last-role': last ? `newest: ${last.role}` : '', 'last-text': last ? shorten(last.content, 240) : '' });
+    slot(card, 'view').addEventListener('click', () => this.showInput(e.input, e.round));
+    this.onRound?.(e.round);
+  },
+
+  thinking_delta(e) {
+    const r = this.round(e.round);
+    if (!r.thinking) {
+      // Thinking is read out of the raw output, but it is the model's first
+      // step, so its card goes above.
+      r.thinking = r.add('thinking', r.raw?.card);
+      r.thinking.classList.add('is-live');
+      meta(r.thinking, parsedBy(e.parsed_by));
+    }
+    const box = slot(r.thinking, 'text');
+    // Models open their thinking with a line break; the card needs none.
+    box.append(box.textContent ? e.text : e.text.trimStart());
+    box.scrollTop = box.scrollHeight;
+  },
+
+  token(e) {
+    const raw = this.round(e.round).output();
+    raw.stream.push(e.text, e.pending ?? '');
+    raw.stream.pre.scrollTop = raw.stream.pre.scrollHeight;
+    raw.chunks++;
+    const held = raw.stream.pending;
+    meta(raw.card, `${plural(raw.chunks, 'chunk')} · ${plural(raw.stream.raw.length, 'character')}` +
+      (held ? ` · holding back ${plural(held.length, 'character')}` : ''));
+  },
+
+  text_delta(e) {
+    const r = this.round(e.round);
+    r.output(); // parsed text comes before its token event, but goes below it
+    r.text += e.text;
+    if (!r.answer && !r.text.trim()) return;
+    if (!r.answer) {
+      r.answer = r.add('answer');
+      r.answer.classList.add('is-live');
+      if (r.calls.size) title(r.answer, 'Text beside the tool call');
+    }
+    slot(r.answer, 'text').textContent = r.text.trim();
+  },
+
+  tool_call_opened(e) {
+    const r = this.round(e.round);
+    r.output();
+    const card = r.add('call-live');
+    card.classList.add('is-live');
+    meta(card, 'characters inside <tool_call> as they arrive');
+    r.calls.set(e.call.index, card);
+    // Text written before a call is not the answer.
+    if (r.answer) title(r.answer, 'Text before the tool call');
+  },
+
+  tool_call_delta(e) {
+    const card = this.round(e.round).calls.get(e.call.index);
+    if (card) slot(card, 'text').append(e.text);
+  },
+
+  tool_call_parsed(e) {
+    const r = this.round(e.round);
+    const card = clone('tpl-call');
+    const { call } = e;
+    fill(card, { name: call.name, json: JSON.stringify(call.arguments ?? {}, null, 2) });
+    const rows = slot(card, 'args');
+    const args = Object.entries(call.arguments ?? {});
+    for (const [k, v] of args) rows.append(argRow(k, v));
+    if (!args.length) slot(card, 'args').closest('table').hidden = true;
+    meta(card, `${parsedBy(call.parsed_by)} · call ${call.index + 1}`);
+    this.placeCall(r, call.index, card);
+  },
+
+  tool_call_invalid(e) {
+    const r = this.round(e.round);
+    const card = clone('tpl-call-invalid');
+    // The tag's own line breaks say nothing about the call.
+    fill(card, { reason: e.call.reason, raw: (e.call.raw ?? '').replace(/^\n+|\n+$/g, '') });
+    meta(card, `${parsedBy(e.call.parsed_by)} · call ${e.call.index + 1}`);
+    this.placeCall(r, e.call.index, card);
+  },
+
+  tool_started(e) {
+    const r = this.round(e.round);
+    const card = r.add('exec');
+    card.classList.add('is-live');
+    title(card, `Executing ${e.call.name}`);
+    fill(card, { call: callText(e.call) });
+    const timer = document.createElement('span');
+    timer.className = 'timer';
+    timer.setAttribute('role', 'timer');
+    slot(card, 'meta').append(timer);
+    const start = performance.now();
+    const tick = () => {
+      timer.textContent = `${((performance.now() - start) / 1000).toFixed(1)} s`;
+    };
+    tick();
+    r.execs.set(e.call.index, { card, timer: setInterval(tick, 100) });
+  },
+
+  tool_finished(e) {
+    const r = this.round(e.round);
+    const exec = r.execs.get(e.call.index);
+    if (!exec) return;
+    clearInterval(exec.timer);
+    const { card } = exec;
+    card.classList.remove('is-live');
+    card.classList.toggle('is-failed', Boolean(e.error));
+    title(card, e.error ? `${e.call.name} failed` : `Executed ${e.call.name}`);
+    slot(card, 'meta').querySelector('.timer').textContent = duration(e.duration_ms ?? 0);
+    if (e.error) {
+      fill(card, { error: e.error });
+      slot(card, 'error').hidden = false;
+    } else {
+      // The exact text the tool returned: the model reads the same.
+      fill(card, { result: e.result ?? '' });
+      slot(card, 'result').hidden = false;
+    }
+    if (e.wire?.length) {
+      const list = slot(card, 'wire-list');
+      for (const m of e.wire) {
+        list.append(fill(clone('tpl-wire'), { direction: m.direction, body: JSON.stringify(m.body, null, 2) }));
+      }
+      fill(card, { 'wire-count': `(${plural(e.wire.length, 'message')})` });
+      slot(card, 'wire').hidden = false;
+    }
+  },
+
+  tool_response(e) {
+    const card = this.round(e.round).add('response');
+    appendMarked(slot(card, 'text'), e.text);
+    meta(card, `added as a user turn · ${plural(e.text.length, 'character')}`);
+  },
+
+  round_finished(e) {
+    const r = this.round(e.round);
+    r.endReply();
+    const s = e.stats ?? {};
+    // A reply cut by an error has no counters; the error event says why.
+    if (!s.done_reason) return;
+    const seconds = (s.eval_duration ?? 0) / 1e9;
+    fill(r.el, {
+      prompt_tokens: plural(s.prompt_tokens ?? 0, 'token'),
+      output_tokens: plural(s.output_tokens ?? 0, 'token'),
+      first_token: duration(s.first_token_ms ?? 0),
+      speed: seconds > 0 ? `${(s.output_tokens / seconds).toFixed(1)} tok/s` : '—',
+      done_reason: s.done_reason,
+    });
+    slot(r.el, 'stats').classList.add('is-filled');
+  },
+
+  error(e) {
+    const r = e.round > 0 ? this.round(e.round) : null;
+    // Only the backend fails a run: rendering the input, or streaming the reply.
+    let where = 'before the first round';
+    if (r) where = `round ${r.number}, ${r.input ? 'while asking the model' : "while preparing the model's input"}`;
+    errorCard(this.add(r, 'error'), e.error, where);
+  },
+
+  run_finished(e) {
+    const last = this.rounds.get(e.rounds) ?? [...this.rounds.values()].at(-1);
+    for (const r of this.rounds.values()) r.close();
+    if (e.reason === 'answered') {
+      let card = last?.answer;
+      if (!card) card = this.add(last, 'answer');
+      card.classList.add('is-final');
+      slot(card, 'text').textContent = e.text || '(the model wrote no text)';
+      this.announce?.(e.text);
+    } else if (e.reason === 'cancelled') {
+      this.notice(last, 'Stopped', 'The model request and any running tool were cancelled. What happened so far stays in the conversation.');
+    } else if (e.reason === 'max_rounds') {
+      this.notice(last, 'Round limit reached',
+        `The model was still calling tools after ${plural(e.rounds, 'round')}. Raise “Max rounds” in Settings, or ask again.`);
+    }
+    const end = slot(this.turn, 'end');
+    const how = { answered: 'Answered', cancelled: 'Stopped', max_rounds: 'Round limit reached', error: 'Failed' }[e.reason] ?? e.reason;
+    end.textContent = `${how} · ${plural(e.rounds ?? 0, 'round')} · ${duration(e.at_ms ?? 0)}`;
+    end.dataset.reason = e.reason;
+    end.hidden = false;
+    this.finished = true;
+  },
+};
+
+/** eventTypes are the SSE event names a RunView draws. */
+export const eventTypes = Object.keys(handlers);
+
+/**
+ * RunView draws one run into a turn. Feed it every event with apply; it
+ * skips events it has seen, so a resumed stream may overlap.
+ */
+export class RunView {
+  /**
+   * @param {HTMLElement} turn from createTurn
+   * @param {object} hooks showInput(input, round), onRound(n), announce(text)
+   */
+  constructor(turn, hooks = {}) {
+    Object.assign(this, hooks);
+    this.turn = turn;
+    this.roundsEl = slot(turn, 'rounds');
+    this.rounds = new Map();
+    this.seq = 0;
+    this.info = null;
+    this.finished = false;
+  }
+
+  apply(e) {
+    if (e.seq <= this.seq) return;
+    this.seq = e.seq;
+    handlers[e.type]?.call(this, e);
+  }
+
+  /** lost ends the view when the event stream cannot be resumed. */
+  lost(message) {
+    if (this.finished) return;
+    for (const r of this.rounds.values()) r.close();
+    errorCard(this.add([...this.rounds.values()].at(-1), 'error'), message, 'the event stream');
+    this.finished = true;
+  }
+
+  round(n) {
+    let r = this.rounds.get(n);
+    if (!r) {
+      r = new Round(n, this.roundsEl);
+      this.rounds.set(n, r);
+    }
+    return r;
+  }
+
+  /** add appends a card to a round, or below the rounds when there is none. */
+  add(round, kind) {
+    if (round) return round.add(kind);
+    this.runSteps ??= this.roundsEl.appendChild(Object.assign(document.createElement('ol'), { className: 'steps run-steps' }));
+    const card = clone(`tpl-${kind}`);
+    this.runSteps.append(card);
+    return card;
+  }
+
+  notice(round, heading, text) {
+    const card = this.add(round, 'notice');
+    title(card, heading);
+    fill(card, { text });
+  }
+
+  /** placeCall puts a finished call where its live card was, if any. */
+  placeCall(round, index, card) {
+    const live = round.calls.get(index);
+    if (live) live.replaceWith(card);
+    else round.steps.append(card);
+    round.calls.set(index, card);
+  }
+}

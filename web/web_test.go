@@ -1,0 +1,116 @@
+package web
+
+import (
+	"context"
+	"io/fs"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestParams(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		want         []param
+	}{
+		{"in the schema's order", `{"type": "object", "properties": {"to": {"type": "string"}, "subject": {"type": "string"}, "cc": {"type": "array"}}, "required": ["to", "subject"]}`,
+			[]param{{"to", "string", true}, {"subject", "string", true}, {"cc", "array", false}}},
+		{"a list of types", `{"properties": {"n": {"type": ["integer", "null"]}}}`,
+			[]param{{"n", "integer|null", false}}},
+		{"no type", `{"properties": {"any": {}}}`, []param{{"any", "", false}}},
+		{"no properties", `{"type": "object"}`, nil},
+		{"properties not an object", `{"properties": ["a"]}`, nil},
+		{"not JSON", `{"properties": `, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := params(tt.schema); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("params(%s) = %v, want %v", tt.schema, got, tt.want)
+			}
+		})
+	}
+}
+
+func render(t *testing.T, d PageData) string {
+	t.Helper()
+	var b strings.Builder
+	if err := Page(d).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+var sample = PageData{
+	Backend: "ollama", Model: "qwen3:4b", Mode: "raw",
+	Tools: []ToolInfo{{
+		Name: "send_mail", Description: `Send mail. <b>Never</b> "spam".`, Source: "builtin",
+		Parameters: `{"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}`,
+	}},
+	MaxRounds: 8, ToolDelayMS: 1500, Think: true,
+}
+
+func TestPageSaysWhenTheDemoModelIsInUse(t *testing.T) {
+	if html := render(t, sample); strings.Contains(html, "demo-banner") {
+		t.Error("the page shows the demo banner for Ollama")
+	}
+	d := sample
+	d.Backend, d.Model, d.Demo = "demo", "toolscope-demo", true
+	html := render(t, d)
+	if !strings.Contains(html, `class="demo-banner"`) || !strings.Contains(html, "toolscope-demo is a scripted stand-in") {
+		t.Error("the page does not say that the demo model is in use")
+	}
+	if !strings.Contains(html, `<select id="set-model" name="model" disabled`) {
+		t.Error("the model picker is enabled for the demo model, which has one model")
+	}
+}
+
+func TestPageShowsToolsAndSettings(t *testing.T) {
+	html := render(t, sample)
+	for _, want := range []string{
+		`<code class="tool-name">send_mail</code>`,
+		`Send mail. &lt;b&gt;Never&lt;/b&gt; &#34;spam&#34;.`, // descriptions are text
+		`<li class="param required" title="to (required)"><code>to</code> <span class="param-type">string</span>`,
+		`value="8"`,   // max rounds
+		`value="1.5"`, // tool delay, in seconds
+		`<option value="auto" selected>`,
+		`<option value="qwen3:4b" selected>qwen3:4b</option>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
+// TestTemplatesScriptsUse checks that every <template> and data-slot that
+// the scripts look up is on the page, since a missing one only fails in a
+// browser, at the moment a run reaches it.
+func TestTemplatesScriptsUse(t *testing.T) {
+	html := render(t, sample)
+	scripts, err := fs.Glob(Static, "static/*.js")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	templateRef := regexp.MustCompile(`clone\('(tpl-[a-z-]+)'\)|\b(?:r|this|round)\.add\((?:[a-z]+, )?'([a-z-]+)'`)
+	slotRef := regexp.MustCompile(`slot\([^,()]+, '([a-z_-]+)'\)`)
+	for _, name := range scripts {
+		src, err := fs.ReadFile(Static, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range templateRef.FindAllStringSubmatch(string(src), -1) {
+			id := m[1]
+			if id == "" {
+				id = "tpl-" + m[2]
+			}
+			if !strings.Contains(html, `<template id="`+id+`">`) {
+				t.Errorf("%s uses <template id=%q>, which the page lacks", name, id)
+			}
+		}
+		for _, m := range slotRef.FindAllStringSubmatch(string(src), -1) {
+			if !strings.Contains(html, `data-slot="`+m[1]+`"`) {
+				t.Errorf("%s uses data-slot=%q, which the page lacks", name, m[1])
+			}
+		}
+	}
+}
