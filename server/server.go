@@ -42,7 +42,7 @@ type Config struct {
 	// Settings the page's form starts with.
 	MaxRounds   int
 	ToolDelay   time.Duration
-	Think       bool
+	Think       *bool         // nil: the model decides
 	Heartbeat   time.Duration // SSE comment interval on idle streams
 	BodyLimit   int           // largest request body, in bytes
 	ReadTimeout time.Duration

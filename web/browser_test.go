@@ -119,7 +119,6 @@ func serve(t *testing.T, backend llm.Backend, toolDelay time.Duration) string {
 		Tools:     func() []tools.Tool { return tools.Stubs(toolDelay) },
 		MaxRounds: agent.DefaultMaxRounds,
 		ToolDelay: toolDelay,
-		Think:     true,
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

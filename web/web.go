@@ -32,7 +32,7 @@ type PageData struct {
 	// Settings the run form starts with.
 	MaxRounds   int
 	ToolDelayMS int
-	Think       bool
+	Think       *bool // nil: the model decides
 }
 
 // ToolInfo describes a tool for the side panel.

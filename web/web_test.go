@@ -47,7 +47,7 @@ var sample = PageData{
 		Name: "send_mail", Description: `Send mail. <b>Never</b> "spam".`, Source: "builtin",
 		Parameters: `{"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}`,
 	}},
-	MaxRounds: 8, ToolDelayMS: 1500, Think: true,
+	MaxRounds: 8, ToolDelayMS: 1500,
 }
 
 func TestPageSaysWhenTheDemoModelIsInUse(t *testing.T) {

@@ -40,7 +40,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Tools:     func() []tools.Tool { return tools.Stubs(f.toolDelay) },
 		MaxRounds: f.maxRounds,
 		ToolDelay: f.toolDelay,
-		Think:     f.think.value == nil || *f.think.value,
+		Think:     f.think.value,
 	})
 	info := backend.Info()
 	fmt.Fprintf(stdout, "toolscope is serving http://%s (model %s on %s)\n", ln.Addr(), info.Model, info.Backend)
