@@ -1,7 +1,6 @@
 package streamparser
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -14,91 +13,111 @@ type Call struct {
 	Name string
 	// Arguments is a compact JSON object, "{}" when the model gave none.
 	Arguments json.RawMessage
-	// Raw is everything between <tool_call> and </tool_call>, as written.
+	// Raw is the call's payload as written: what stands between its
+	// markers, and what its CallDelta events carried.
 	Raw string
+	// Text is the whole call as written, its markers or tags included (an
+	// unclosed call has no closing tag). The Text of every call, with the
+	// reply's Text and Thinking events and thinking tags, rebuilds the
+	// reply byte for byte.
+	Text string
 	// Reason says why the call cannot run, in words the model can act on;
 	// empty for a valid call.
 	Reason string
 }
 
-const callShape = `write one JSON object {"name": "<tool name>", "arguments": {…}} between <tool_call> and </tool_call>`
+// Unclosed is the Reason of a call that the reply ended inside, in every
+// dialect.
+const Unclosed = "the reply ended inside the call: finish each call, up to its closing tag or the bracket that closes its first one, before ending the reply"
 
-// parseCall reads the JSON between the tags. It is lenient where models
-// commonly drift and the intent is clear (arguments given as a JSON string,
-// "parameters" instead of "arguments"), and strict elsewhere, since a
-// clear error teaches the model the format.
-func parseCall(raw string) *Call {
-	c := &Call{Raw: raw}
+// parseJSON reads a call written as a JSON object. It is lenient where
+// models commonly drift and the intent is clear (arguments given as a JSON
+// string, "parameters" for "arguments" and the reverse), and strict
+// elsewhere, since a clear error teaches the model the format.
+func (x *syntax) parseJSON(raw string) (string, json.RawMessage, string) {
 	body := strings.TrimSpace(raw)
-	var fields map[string]json.RawMessage
 	switch {
 	case body == "":
-		c.Reason = "the <tool_call> is empty: " + callShape
+		return "", nil, "the call is empty: " + x.shape
 	case body[0] == '[':
-		c.Reason = "the <tool_call> holds a JSON array: put each call in its own <tool_call> block and " + callShape
+		return "", nil, "the call holds a JSON array, not one object: " + x.shape
 	case body[0] != '{':
-		c.Reason = "the <tool_call> does not hold a JSON object: " + callShape
-	default:
-		if err := json.Unmarshal([]byte(body), &fields); err != nil {
-			c.Reason = fmt.Sprintf("the <tool_call> is not valid JSON (%v): %s", err, callShape)
+		return "", nil, "the call is not a JSON object: " + x.shape
+	}
+	// Of a field given twice the last counts, as in encoding/json.
+	var name, args, params string
+	r := jsonReader{cursor: cursor{s: body}}
+	valid := r.object(func(key, value string) {
+		switch unquote(key) {
+		case "name":
+			name = value
+		case "arguments":
+			args = value
+		case "parameters":
+			params = value
 		}
+	})
+	if !valid || r.i < len(body) {
+		// encoding/json words the error.
+		err := json.Unmarshal([]byte(body), new(any))
+		return "", nil, fmt.Sprintf("the call is not valid JSON (%v): %s", err, x.shape)
 	}
-	if c.Reason != "" {
-		return c
-	}
-	name, reason := readName(fields["name"])
+	name, reason := x.readName(name)
 	if reason != "" {
-		c.Reason = reason
-		return c
+		return "", nil, reason
 	}
-	args, ok := fields["arguments"]
-	if !ok {
-		args = fields["parameters"]
+	if args == "" {
+		args = params
 	}
-	compact, reason := readArguments(args)
+	compact, reason := x.readArguments(args)
 	if reason != "" {
-		c.Reason = reason
-		return c
+		return "", nil, reason
 	}
-	c.Name, c.Arguments = name, compact
-	return c
+	return name, compact, ""
 }
 
-func readName(v json.RawMessage) (string, string) {
-	if v == nil {
-		return "", `the call has no "name": ` + callShape
+func (x *syntax) readName(v string) (string, string) {
+	if v == "" {
+		return "", `the call has no "name": ` + x.shape
 	}
-	var name string
-	if json.Unmarshal(v, &name) != nil || strings.TrimSpace(name) == "" {
+	name := ""
+	if v[0] == '"' {
+		name = strings.TrimSpace(unquote(v))
+	}
+	if name == "" {
 		return "", fmt.Sprintf(`"name" must be a tool name in a string, got %s`, excerpt(v))
 	}
-	return strings.TrimSpace(name), ""
+	return name, ""
 }
 
-func readArguments(v json.RawMessage) (json.RawMessage, string) {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 || string(v) == "null" {
+func (x *syntax) readArguments(v string) (json.RawMessage, string) {
+	if v == "" || v == "null" {
 		return json.RawMessage("{}"), ""
 	}
 	if v[0] == '"' {
 		// Some models write the arguments object as a JSON string.
-		var inner string
-		if json.Unmarshal(v, &inner) == nil {
-			v = bytes.TrimSpace([]byte(inner))
+		if inner := strings.TrimSpace(unquote(v)); json.Valid([]byte(inner)) {
+			v = inner
 		}
 	}
-	if len(v) == 0 || v[0] != '{' || !json.Valid(v) {
-		return nil, fmt.Sprintf(`"arguments" must be a JSON object, got %s`, excerpt(v))
+	if v[0] != '{' {
+		return nil, fmt.Sprintf(`%q must be a JSON object, got %s`, x.argsKey, excerpt(v))
 	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, v); err != nil {
-		return nil, fmt.Sprintf(`"arguments" is not valid JSON: %v`, err)
-	}
-	return b.Bytes(), ""
+	return appendCompact(make([]byte, 0, len(v)), v), ""
 }
 
-// excerpt keeps error messages short when the model wrote a lot.
-func excerpt(v []byte) string {
+// unquote decodes a valid JSON string.
+func unquote(s string) string {
+	if strings.IndexByte(s, '\\') < 0 && utf8.ValidString(s) {
+		return s[1 : len(s)-1] // the common case: nothing to decode
+	}
+	var decoded string
+	_ = json.Unmarshal([]byte(s), &decoded) // cannot fail on a valid string
+	return decoded
+}
+
+// excerpt keeps reasons short when the model wrote a lot.
+func excerpt[T ~string | ~[]byte](v T) string {
 	const most = 60
 	if len(v) <= most {
 		return string(v)

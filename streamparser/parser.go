@@ -1,5 +1,6 @@
 // Package streamparser finds tool calls in a model's raw output while it
-// streams. It reads the Qwen3 / Hermes dialect:
+// streams. It reads the dialects models write calls in (see Dialect); the
+// default is Qwen3's, Hermes:
 //
 //	<think>reasoning</think>
 //	free text
@@ -12,16 +13,20 @@
 // adjacent deltas are merged, however it is cut into chunks: a tag or a
 // UTF-8 character split across chunks is held back until it is whole, and
 // anything held back that turns out not to be a tag comes out as text, in
-// order. Nothing is dropped: every byte of input is in some event.
+// order. Nothing is dropped: the Text and Thinking events, the thinking
+// tags and the Text of every call rebuild the input byte for byte.
 //
-// A <tool_call> written inside <think> is thinking: the model is planning a
-// call, not making it, and the trained format puts calls after </think>.
+// <think>…</think> is read in every dialect: models think whatever call
+// format they are told. A call written inside <think> is thinking: the
+// model is planning a call, not making it, and the trained formats put
+// calls after </think>.
 //
 // The parser does no I/O and starts no goroutines. On plain text it does
 // not allocate: Text events are slices of the chunk that was fed.
 package streamparser
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -30,22 +35,22 @@ import (
 type Kind uint8
 
 const (
-	// Text is reply text outside any tag.
+	// Text is reply text outside any tag or call.
 	Text Kind = iota + 1
 	// Thinking is reasoning inside <think>…</think>.
 	Thinking
 	// ThinkingOpen and ThinkingClose report the <think> and </think> tags.
 	ThinkingOpen
 	ThinkingClose
-	// CallOpen reports a <tool_call> tag: a call with Index has begun.
+	// CallOpen reports that a call with Index has begun.
 	CallOpen
-	// CallDelta carries characters written inside the open call, so that a
-	// screen can show the JSON being written.
+	// CallDelta carries characters of the open call's Raw, so that a
+	// screen can show the call being written.
 	CallDelta
-	// CallParsed reports a closed call whose JSON named a tool.
+	// CallParsed reports a finished call that names a tool.
 	CallParsed
-	// CallInvalid reports a closed (or never closed) call that cannot be
-	// run; Reason says why, in words the model can act on.
+	// CallInvalid reports a finished (or never finished) call that cannot
+	// be run; Reason says why, in words the model can act on.
 	CallInvalid
 )
 
@@ -76,11 +81,18 @@ type Options struct {
 	// InThinking starts the parser inside a thinking block, for prompts
 	// that end with an opened <think> so the reply has no opening tag.
 	InThinking bool
+	// Dialect is how the model writes calls; the zero value is Hermes.
+	Dialect Dialect
+	// Tools names the tools the model may call. Pythonic reads a bare
+	// name(…) as a call only for these names, and only for names made of
+	// ASCII letters, digits, '_', '.' and '-'. Other dialects ignore them.
+	Tools []string
 }
 
 // Parser is an incremental tool-call parser. The zero value is ready to
-// use, outside thinking. A Parser is not safe for concurrent use.
+// use: Hermes, outside thinking. A Parser is not safe for concurrent use.
 type Parser struct {
+	syn  *syntax
 	mode mode
 	// held is a tag prefix seen at the end of a chunk: it is a tag only if
 	// the next bytes complete it.
@@ -89,9 +101,22 @@ type Parser struct {
 	partial    [utf8.UTFMax]byte
 	partialLen int
 
+	// textTags are the tags read in reply text: <think>, the dialect's
+	// markers and, from index nameTags on, the "name(" of known tools.
+	textTags []string
+	nameTags int
+	firsts   string // the first bytes of textTags
+	// last is the reply-text byte before the scan position, 0 after a tag
+	// or a call: a tool's bare name opens a call only where a word starts.
+	last byte
+	// bareObject: a '{' at the scan position opens a call.
+	bareObject bool
+
 	calls int
-	raw   []byte // characters of the open call
-	json  jsonScanner
+	call  []byte // the open call as written so far
+	rawAt int    // where the open call's Raw starts in call
+	named bool   // the open call's prelude has had a tool name
+	nest  nest
 }
 
 type mode uint8
@@ -105,9 +130,9 @@ const (
 const (
 	thinkOpen  = "<think>"
 	thinkClose = "</think>"
-	callOpen   = "<tool_call>"
-	callClose  = "</tool_call>"
 )
+
+var thinkingTags = []string{thinkClose}
 
 // New returns a parser set up by opts.
 func New(opts Options) *Parser {
@@ -116,12 +141,30 @@ func New(opts Options) *Parser {
 	return p
 }
 
-// Reset makes p ready for a new reply, keeping its buffers.
+// Reset makes p ready for a new reply, keeping its buffers. It panics if
+// opts.Dialect is not one of Dialects().
 func (p *Parser) Reset(opts Options) {
-	*p = Parser{raw: p.raw[:0]}
+	x := opts.Dialect.syntax()
+	*p = Parser{syn: x, call: p.call[:0], textTags: x.textTags, nameTags: len(x.textTags),
+		firsts: x.firsts, bareObject: x.bareObject}
+	if x.lang == pythonLang {
+		p.addNames(opts.Tools)
+	}
 	if opts.InThinking {
 		p.mode = inThinking
 	}
+}
+
+// addNames makes "name(" a tag for each tool that can be called bare.
+func (p *Parser) addNames(tools []string) {
+	tags := slices.Clip(p.textTags)
+	for _, name := range tools {
+		if name != "" && strings.IndexFunc(name, func(r rune) bool { return r > 0x7f || !isIdent(byte(r)) }) < 0 {
+			tags = append(tags, name+"(")
+		}
+	}
+	p.textTags = tags
+	p.firsts = firstBytes(p.firsts, tags[p.nameTags:])
 }
 
 // Pending returns the characters held back because they may be the start
@@ -133,6 +176,9 @@ func (p *Parser) Pending() string {
 // Feed parses the next chunk of the reply and calls emit for each event,
 // in order. Events may be kept: the parser never reuses their memory.
 func (p *Parser) Feed(chunk string, emit func(Event)) {
+	if p.syn == nil {
+		p.Reset(Options{})
+	}
 	s := chunk
 	for len(s) > 0 {
 		switch {
@@ -140,99 +186,145 @@ func (p *Parser) Feed(chunk string, emit func(Event)) {
 			s = p.completeRune(s, emit)
 		case p.held != "":
 			s = p.extendTag(s, emit)
-		case p.mode == inCall:
-			s = p.scanCall(s, emit)
-		default:
+		case p.mode != inCall:
 			s = p.scanText(s, emit)
+		case p.syn.close != "":
+			s = p.scanTagged(s, emit)
+		case p.nest.depth == 0:
+			s = p.scanPrelude(s, emit)
+		default:
+			s = p.scanBody(s, emit)
 		}
 	}
 }
 
 // Flush ends the reply: whatever was held back comes out as characters,
-// and a call that was never closed is reported as invalid.
+// and a call that was never finished is reported as invalid.
 func (p *Parser) Flush(emit func(Event)) {
-	if p.held != "" {
-		p.chars(p.held, emit)
-		p.held = ""
-	}
-	if p.partialLen > 0 {
-		p.chars(string(p.partial[:p.partialLen]), emit)
-		p.partialLen = 0
-	}
+	held := p.held + string(p.partial[:p.partialLen])
+	p.held, p.partialLen = "", 0
+	p.chars(held, emit)
 	if p.mode == inCall {
-		p.endCall(emit, &Call{Raw: string(p.raw), Reason: Unclosed})
+		p.endCall("", Unclosed, emit)
 	}
 }
 
-// Unclosed is the Reason of a call that the reply never closed.
-const Unclosed = "the <tool_call> was never closed: end each call with " + callClose
-
 // tags returns the tags that change the current mode. Inside a call only
-// the closing tag counts, and only outside JSON strings (scanCall checks).
+// its closing tag counts, and only outside strings (scanTagged checks).
 func (p *Parser) tags() []string {
 	switch p.mode {
 	case inThinking:
 		return thinkingTags
 	case inCall:
-		return callTags
+		return p.syn.closeTags
 	}
-	return textTags
+	return p.textTags
 }
-
-var (
-	textTags     = []string{thinkOpen, callOpen}
-	thinkingTags = []string{thinkClose}
-	callTags     = []string{callClose}
-)
 
 // scanText handles text and thinking: everything up to a possible tag is
 // emitted as one slice of s.
 func (p *Parser) scanText(s string, emit func(Event)) string {
-	from := 0
-	for {
-		i := strings.IndexByte(s[from:], '<')
+	if p.bareObject && p.mode == inText {
+		if n := blankPrefix(s); n < len(s) && s[n] == '{' {
+			p.chars(s[:n], emit)
+			p.openCall("", "{", 1, emit)
+			return s[n+1:]
+		}
+	}
+	firsts := p.firsts
+	if p.mode == inThinking {
+		firsts = thinkClose[:1]
+	}
+	for from := 0; ; {
+		i := indexAny(s[from:], firsts)
 		if i < 0 {
 			return p.charsUpToPartial(s, emit)
 		}
 		at := from + i
-		tag, prefix := matchTag(s[at:], p.tags())
-		if tag == "" && !prefix {
-			from = at + 1
-			continue
+		tags := p.tags()
+		if p.mode == inText && isIdent(p.before(s, at)) {
+			tags = tags[:p.nameTags]
 		}
-		if at > 0 {
-			p.chars(s[:at], emit)
+		if tag, prefix := matchTag(s[at:], tags); tag != "" || prefix {
+			return p.cut(s, at, tag, emit)
 		}
-		if prefix {
-			p.held = s[at:]
-			return ""
-		}
-		p.enter(tag, emit)
-		return s[at+len(tag):]
+		from = at + 1
 	}
 }
 
-// scanCall passes the characters of an open call through the JSON string
-// tracker so that a closing tag inside a string does not end the call.
-func (p *Parser) scanCall(s string, emit func(Event)) string {
+// before returns the reply-text byte before s[at].
+func (p *Parser) before(s string, at int) byte {
+	if at > 0 {
+		return s[at-1]
+	}
+	return p.last
+}
+
+// scanTagged reads a call that ends at a closing tag; a closing tag
+// inside a string does not end it.
+func (p *Parser) scanTagged(s string, emit func(Event)) string {
+	for i := p.nest.scan(s, &p.syn.stops); i < len(s); i += 1 + p.nest.scan(s[i+1:], &p.syn.stops) {
+		if tag, prefix := matchTag(s[i:], p.syn.closeTags); tag != "" || prefix {
+			return p.cut(s, i, tag, emit)
+		}
+	}
+	return p.charsUpToPartial(s, emit)
+}
+
+// scanPrelude reads what stands between a call's marker and the bracket
+// that opens its body: spaces, and in Pythonic the tool's name. Anything
+// else means that the marker opened no call: it ends, invalid, before the
+// byte that broke it, which is read again as text.
+func (p *Parser) scanPrelude(s string, emit func(Event)) string {
 	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == p.syn.body:
+			p.nest.depth = 1
+			p.prelude(s[:i+1], emit)
+			return s[i+1:]
+		case p.syn.lang == pythonLang && isIdent(c):
+			p.named = true
+		case !isSpace(c) || p.named:
+			p.prelude(s[:i], emit)
+			p.endCall("", p.syn.noBody+": "+p.syn.shape, emit)
+			return s[i:]
+		}
+	}
+	p.prelude(s, emit)
+	return ""
+}
+
+// prelude keeps the bytes before a call's body in its Raw; but a list's
+// bracket, and what precedes it, belong to no element's Raw.
+func (p *Parser) prelude(s string, emit func(Event)) {
+	if !p.syn.list {
+		p.chars(s, emit)
+		return
+	}
+	p.call = append(p.call, s...)
+	p.rawAt = len(p.call)
+}
+
+// scanBody reads a call up to the bracket that balances its first one; a
+// list's elements end at its top-level commas too.
+func (p *Parser) scanBody(s string, emit func(Event)) string {
+	list := p.syn.list
+	for i := p.nest.scan(s, &p.syn.stops); i < len(s); i += 1 + p.nest.scan(s[i+1:], &p.syn.stops) {
 		c := s[i]
-		if !p.json.step(c) || c != '<' {
-			continue
-		}
-		tag, prefix := matchTag(s[i:], callTags)
-		if tag == "" && !prefix {
-			continue
-		}
-		if i > 0 {
+		switch depth := p.nest.bracket(c); {
+		case depth == 0 && !list:
+			p.chars(s[:i+1], emit)
+			p.endCall("", "", emit)
+		case depth == 0 || list && depth == 1 && c == ',':
 			p.chars(s[:i], emit)
+			p.endCall(s[i:i+1], "", emit)
+			if c == ',' {
+				p.openCall("", "", 1, emit)
+			}
+		default:
+			continue
 		}
-		if prefix {
-			p.held = s[i:]
-			return ""
-		}
-		p.enter(tag, emit)
-		return s[i+len(tag):]
+		return s[i+1:]
 	}
 	return p.charsUpToPartial(s, emit)
 }
@@ -293,47 +385,95 @@ func (p *Parser) completeRune(s string, emit func(Event)) string {
 // charsUpToPartial emits s except a UTF-8 character cut at its end, which
 // it holds back so that every event is whole characters.
 func (p *Parser) charsUpToPartial(s string, emit func(Event)) string {
-	cut := len(s) - partialTail(s)
-	if cut > 0 {
-		p.chars(s[:cut], emit)
+	if n := len(s); n > 0 && s[n-1] >= utf8.RuneSelf {
+		s = p.holdPartial(s)
 	}
-	p.partialLen = copy(p.partial[:], s[cut:])
+	p.chars(s, emit)
 	return ""
+}
+
+// holdPartial holds back a UTF-8 character cut at the end of s, and
+// returns the rest.
+func (p *Parser) holdPartial(s string) string {
+	cut := len(s) - partialTail(s)
+	p.partialLen = copy(p.partial[:], s[cut:])
+	return s[:cut]
+}
+
+// cut emits s up to at, where tag stands, and acts on the tag; an empty
+// tag means that s ends with the start of one, which is held back.
+func (p *Parser) cut(s string, at int, tag string, emit func(Event)) string {
+	p.chars(s[:at], emit)
+	if tag == "" {
+		p.held = s[at:]
+		return ""
+	}
+	p.enter(tag, emit)
+	return s[at+len(tag):]
 }
 
 // chars emits characters in the current mode.
 func (p *Parser) chars(s string, emit func(Event)) {
+	if s == "" {
+		return
+	}
 	switch p.mode {
 	case inText:
+		p.last = s[len(s)-1]
+		if p.bareObject && blankPrefix(s) < len(s) {
+			p.bareObject = false
+		}
 		emit(Event{Kind: Text, Text: s})
 	case inThinking:
 		emit(Event{Kind: Thinking, Text: s})
 	case inCall:
-		p.raw = append(p.raw, s...)
+		p.call = append(p.call, s...)
 		emit(Event{Kind: CallDelta, Text: s, Index: p.calls})
 	}
 }
 
 // enter acts on a complete tag.
 func (p *Parser) enter(tag string, emit func(Event)) {
-	switch tag {
-	case thinkOpen:
+	p.last = 0
+	switch {
+	case tag == thinkOpen:
 		p.mode = inThinking
 		emit(Event{Kind: ThinkingOpen})
-	case thinkClose:
+	case tag == thinkClose:
 		p.mode = inText
 		emit(Event{Kind: ThinkingClose})
-	case callOpen:
-		p.mode = inCall
-		p.raw = p.raw[:0]
-		p.json = jsonScanner{}
-		emit(Event{Kind: CallOpen, Index: p.calls})
-	case callClose:
-		p.endCall(emit, parseCall(string(p.raw)))
+	case p.mode == inCall:
+		p.endCall(tag, "", emit)
+	case slices.Contains(p.textTags[p.nameTags:], tag):
+		p.openCall("", tag, 1, emit)
+	default:
+		p.openCall(tag, "", 0, emit)
 	}
 }
 
-func (p *Parser) endCall(emit func(Event), c *Call) {
+// openCall starts the next call. lead is the part of it that is not Raw
+// (its marker); raw starts Raw when the tag that opened the call is part
+// of it (a bare call), and depth counts the brackets raw opens.
+func (p *Parser) openCall(lead, raw string, depth int, emit func(Event)) {
+	p.mode = inCall
+	p.call = append(p.call[:0], lead...)
+	p.rawAt = len(p.call)
+	p.named = false
+	p.nest = nest{depth: depth, lang: p.syn.lang}
+	emit(Event{Kind: CallOpen, Index: p.calls})
+	p.chars(raw, emit)
+}
+
+// endCall reports the open call, ended by closer (a closing tag, a list's
+// ',' or ']', or nothing), and goes back to text. A call given a reason
+// is invalid without being read.
+func (p *Parser) endCall(closer, reason string, emit func(Event)) {
+	p.call = append(p.call, closer...)
+	text := string(p.call)
+	c := &Call{Text: text, Raw: text[p.rawAt : len(text)-len(closer)], Reason: reason}
+	if reason == "" {
+		c.Name, c.Arguments, c.Reason = p.syn.parse(c.Raw)
+	}
 	kind := CallParsed
 	if c.Reason != "" {
 		kind = CallInvalid
@@ -341,7 +481,8 @@ func (p *Parser) endCall(emit func(Event), c *Call) {
 	emit(Event{Kind: kind, Index: p.calls, Call: c})
 	p.calls++
 	p.mode = inText
-	p.raw = p.raw[:0]
+	p.last = 0
+	p.bareObject = p.syn.bareObject
 }
 
 // matchTag reports whether s starts with one of tags, or is itself the
@@ -356,6 +497,23 @@ func matchTag(s string, tags []string) (tag string, prefix bool) {
 		}
 	}
 	return "", prefix
+}
+
+// indexAny is strings.IndexAny, faster for one byte, the common case,
+// and for the few bytes of a token, where a loop beats a vector search.
+func indexAny(s, bytes string) int {
+	switch {
+	case len(bytes) > 1:
+		return strings.IndexAny(s, bytes)
+	case len(s) > 16:
+		return strings.IndexByte(s, bytes[0])
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == bytes[0] {
+			return i
+		}
+	}
+	return -1
 }
 
 // partialTail returns how many bytes at the end of s begin a UTF-8

@@ -1,8 +1,10 @@
 package streamparser
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -10,17 +12,19 @@ import (
 
 // ev is an Event in a form tests can compare and print.
 type ev struct {
-	Kind   Kind
-	Text   string
-	Index  int
-	Name   string
-	Args   string
-	Raw    string
-	Reason string // for CallInvalid: a part of the reason
+	Kind    Kind
+	Text    string
+	Index   int
+	Name    string
+	Args    string
+	Raw     string
+	Written string // Call.Text
+	Reason  string // for CallInvalid: a part of the reason
 }
 
 func (e ev) String() string {
-	return fmt.Sprintf("%v[%d]{text=%q name=%q args=%s raw=%q reason=%q}", e.Kind, e.Index, e.Text, e.Name, e.Args, e.Raw, e.Reason)
+	return fmt.Sprintf("%v[%d]{text=%q name=%q args=%s raw=%q written=%q reason=%q}",
+		e.Kind, e.Index, e.Text, e.Name, e.Args, e.Raw, e.Written, e.Reason)
 }
 
 func txt(s string) ev   { return ev{Kind: Text, Text: s} }
@@ -34,16 +38,20 @@ func open(i int) ev { return ev{Kind: CallOpen, Index: i} }
 func delta(i int, s string) ev {
 	return ev{Kind: CallDelta, Index: i, Text: s}
 }
-func parsed(i int, name, args, raw string) ev {
-	return ev{Kind: CallParsed, Index: i, Name: name, Args: args, Raw: raw}
-}
-func invalid(i int, raw, reason string) ev {
-	return ev{Kind: CallInvalid, Index: i, Raw: raw, Reason: reason}
+
+// call is the events of one well-formed call, deltas merged: written is
+// the call's Text, raw its Raw.
+func call(i int, name, args, raw, written string) []ev {
+	return []ev{open(i), delta(i, raw), {Kind: CallParsed, Index: i, Name: name, Args: args, Raw: raw, Written: written}}
 }
 
-// call is the events of one well-formed call, deltas merged.
-func call(i int, name, args, raw string) []ev {
-	return []ev{open(i), delta(i, raw), parsed(i, name, args, raw)}
+// bad is the events of one invalid call whose reason mentions reason.
+func bad(i int, raw, written, reason string) []ev {
+	evs := []ev{open(i), delta(i, raw), {Kind: CallInvalid, Index: i, Raw: raw, Written: written, Reason: reason}}
+	if raw == "" {
+		return slices.Delete(evs, 1, 2)
+	}
+	return evs
 }
 
 func seq(parts ...any) []ev {
@@ -66,7 +74,8 @@ func run(opts Options, chunks []string) []ev {
 	emit := func(e Event) {
 		x := ev{Kind: e.Kind, Text: e.Text, Index: e.Index}
 		if e.Call != nil {
-			x.Name, x.Args, x.Raw, x.Reason = e.Call.Name, string(e.Call.Arguments), e.Call.Raw, e.Call.Reason
+			c := e.Call
+			x.Name, x.Args, x.Raw, x.Written, x.Reason = c.Name, string(c.Arguments), c.Raw, c.Text, c.Reason
 		}
 		out = append(out, x)
 	}
@@ -104,6 +113,24 @@ func merge(evs []ev) []ev {
 	return out
 }
 
+// rebuild writes the input back from its events.
+func rebuild(evs []ev) string {
+	var b strings.Builder
+	for _, e := range evs {
+		switch e.Kind {
+		case Text, Thinking:
+			b.WriteString(e.Text)
+		case ThinkingOpen:
+			b.WriteString(thinkOpen)
+		case ThinkingClose:
+			b.WriteString(thinkClose)
+		case CallParsed, CallInvalid:
+			b.WriteString(e.Written)
+		}
+	}
+	return b.String()
+}
+
 type parserCase struct {
 	name  string
 	opts  Options
@@ -111,124 +138,30 @@ type parserCase struct {
 	want  []ev // nil: only the properties are checked
 }
 
-var bigArg = strings.Repeat("ab\"c\\ 🙂</tool_call>", 256*1024/25)
-
+// corpus is every dialect's cases, each named after its dialect.
 func corpus() []parserCase {
-	sendRaw := "\n{\"name\": \"send_mail\", \"arguments\": {\"to\": \"john@example.com\", \"subject\": \"Standup\"}}\n"
-	sendArgs := `{"to":"john@example.com","subject":"Standup"}`
-	return []parserCase{
-		{name: "plain", input: "Hello, world.", want: seq(txt("Hello, world."))},
-		{name: "empty", input: "", want: nil},
-		{name: "less-than in text", input: "if a < b and b<c then <3", want: seq(txt("if a < b and b<c then <3"))},
-		{name: "less-than in thinking", input: "<think>a<b, <thin</think>ok", want: seq(thought("a<b, <thin"), txt("ok"))},
-		{name: "almost a tag", input: "<tool" + "x> is not a tag", want: seq(txt("<toolx> is not a tag"))},
-		{name: "partial tag at end", input: "see <tool_ca", want: seq(txt("see <tool_ca"))},
-		{name: "double less-than", input: "<<think>x</think>", want: seq(txt("<"), thought("x"))},
-		{name: "closing think in text", input: "a </think> b", want: seq(txt("a </think> b"))},
-		{
-			name:  "thinking then call then text",
-			input: "<think>\nI should email John.\n</think>\n\n<tool_call>" + sendRaw + "</tool_call>\nDone.",
-			want: seq(thought("\nI should email John.\n"), txt("\n\n"),
-				call(0, "send_mail", sendArgs, sendRaw), txt("\nDone.")),
-		},
-		{
-			name:  "prompt opened thinking",
-			opts:  Options{InThinking: true},
-			input: "plan</think>answer",
-			want:  seq(think("plan"), ev{Kind: ThinkingClose}, txt("answer")),
-		},
-		{
-			name:  "tool call inside thinking is thinking",
-			input: "<think>maybe <tool_call>{\"name\":\"x\"}</tool_call></think>no",
-			want:  seq(thought("maybe <tool_call>{\"name\":\"x\"}</tool_call>"), txt("no")),
-		},
-		{
-			name:  "closing tag inside a JSON string",
-			input: `<tool_call>{"name": "note", "arguments": {"text": "write </tool_call> \"quoted\" \\"}}</tool_call>`,
-			want: seq(call(0, "note", `{"text":"write </tool_call> \"quoted\" \\"}`,
-				`{"name": "note", "arguments": {"text": "write </tool_call> \"quoted\" \\"}}`)),
-		},
-		{
-			name:  "empty object and array arguments",
-			input: `<tool_call>{"name":"a","arguments":{}}</tool_call><tool_call>{"name":"b","arguments":{"xs":[],"o":{}}}</tool_call>`,
-			want: seq(call(0, "a", `{}`, `{"name":"a","arguments":{}}`),
-				call(1, "b", `{"xs":[],"o":{}}`, `{"name":"b","arguments":{"xs":[],"o":{}}}`)),
-		},
-		{
-			name:  "three calls with text between",
-			input: "<tool_call>{\"name\":\"a\"}</tool_call> and <tool_call>{\"name\":\"ab\",\"arguments\":{\"n\":1}}</tool_call>\n<tool_call>{\"name\":\"abc\"}</tool_call>",
-			want: seq(call(0, "a", `{}`, `{"name":"a"}`), txt(" and "),
-				call(1, "ab", `{"n":1}`, `{"name":"ab","arguments":{"n":1}}`), txt("\n"),
-				call(2, "abc", `{}`, `{"name":"abc"}`)),
-		},
-		{
-			name:  "whitespace around tags",
-			input: "  \n<tool_call>\n\n  {\"name\" : \"a\" , \"arguments\" : { \"k\" : \"v\" } }  \n\n</tool_call>  \n",
-			want:  seq(txt("  \n"), call(0, "a", `{"k":"v"}`, "\n\n  {\"name\" : \"a\" , \"arguments\" : { \"k\" : \"v\" } }  \n\n"), txt("  \n")),
-		},
-		{
-			name:  "arguments as a JSON string",
-			input: `<tool_call>{"name":"a","arguments":"{\"k\": 1}"}</tool_call>`,
-			want:  seq(call(0, "a", `{"k":1}`, `{"name":"a","arguments":"{\"k\": 1}"}`)),
-		},
-		{
-			name:  "parameters instead of arguments",
-			input: `<tool_call>{"name":"a","parameters":{"k":1}}</tool_call>`,
-			want:  seq(call(0, "a", `{"k":1}`, `{"name":"a","parameters":{"k":1}}`)),
-		},
-		{
-			name:  "invalid JSON",
-			input: `<tool_call>{"name": "a", "arguments": {"k": }}</tool_call>then`,
-			want: seq(open(0), delta(0, `{"name": "a", "arguments": {"k": }}`),
-				invalid(0, `{"name": "a", "arguments": {"k": }}`, "not valid JSON"), txt("then")),
-		},
-		{
-			name:  "JSON array",
-			input: `<tool_call>[{"name":"a"}]</tool_call>`,
-			want:  seq(open(0), delta(0, `[{"name":"a"}]`), invalid(0, `[{"name":"a"}]`, "JSON array")),
-		},
-		{
-			name:  "missing name",
-			input: `<tool_call>{"arguments":{}}</tool_call>`,
-			want:  seq(open(0), delta(0, `{"arguments":{}}`), invalid(0, `{"arguments":{}}`, `no "name"`)),
-		},
-		{
-			name:  "arguments not an object",
-			input: `<tool_call>{"name":"a","arguments":[1]}</tool_call>`,
-			want:  seq(open(0), delta(0, `{"name":"a","arguments":[1]}`), invalid(0, `{"name":"a","arguments":[1]}`, `"arguments" must be a JSON object`)),
-		},
-		{
-			name:  "empty call",
-			input: "<tool_call>\n</tool_call>",
-			want:  seq(open(0), delta(0, "\n"), invalid(0, "\n", "empty")),
-		},
-		{
-			name:  "not JSON at all",
-			input: "<tool_call>send_mail(to='x')</tool_call>",
-			want:  seq(open(0), delta(0, "send_mail(to='x')"), invalid(0, "send_mail(to='x')", "not hold a JSON object")),
-		},
-		{
-			name:  "unterminated call",
-			input: `x<tool_call>{"name":"a","arguments":{"k":"</tool_`,
-			want: seq(txt("x"), open(0), delta(0, `{"name":"a","arguments":{"k":"</tool_`),
-				invalid(0, `{"name":"a","arguments":{"k":"</tool_`, "never closed")),
-		},
-		{
-			name:  "unterminated call ending in a partial close tag",
-			input: `<tool_call>{"name":"a"}</tool_c`,
-			want:  seq(open(0), delta(0, `{"name":"a"}</tool_c`), invalid(0, `{"name":"a"}</tool_c`, "never closed")),
-		},
-		{name: "unterminated thinking", input: "<think>still going", want: seq(ev{Kind: ThinkingOpen}, think("still going"))},
-		{name: "emoji CJK Arabic", input: "<think>🙂 思考 تفكير</think>答え 🎉 مرحبا", want: seq(thought("🙂 思考 تفكير"), txt("答え 🎉 مرحبا"))},
-		{
-			name:  "multibyte in arguments",
-			input: `<tool_call>{"name":"a","arguments":{"t":"日本語 🙂 عربى"}}</tool_call>`,
-			want:  seq(call(0, "a", `{"t":"日本語 🙂 عربى"}`, `{"name":"a","arguments":{"t":"日本語 🙂 عربى"}}`)),
-		},
-		{name: "invalid UTF-8 passes through", input: "a\xff\xfeb\xe6\x97", want: seq(txt("a\xff\xfeb\xe6\x97"))},
-		{name: "closing tag inside a string in a big argument", input: `<tool_call>{"name":"big","arguments":{"s":"` + strings.ReplaceAll(strings.ReplaceAll(bigArg, `\`, `\\`), `"`, `\"`) + `"}}</tool_call>`},
+	var all []parserCase
+	for _, part := range []struct {
+		d     Dialect
+		cases []parserCase
+	}{
+		{Hermes, hermesCases()}, {Marker, markerCases()}, {Pythonic, pythonicCases()},
+		{Llama3, llama3Cases()}, {Mistral, mistralCases()}, {Fenced, fencedCases()},
+	} {
+		for _, c := range part.cases {
+			c.name = part.d.String() + "/" + c.name
+			c.opts.Dialect = part.d
+			if part.d == Pythonic {
+				c.opts.Tools = testTools
+			}
+			all = append(all, c)
+		}
 	}
+	return all
 }
+
+// testTools are the tools that Pythonic cases may call bare.
+var testTools = []string{"get_weather", "send_mail", "a", "big"}
 
 func TestParseCorpus(t *testing.T) {
 	for _, c := range corpus() {
@@ -261,93 +194,114 @@ func assertEvents(t *testing.T, got, want []ev) {
 	}
 }
 
-// TestChunkProof checks that every way of cutting an input gives the same
-// events: at every split point, byte by byte, and at random.
+// TestChunkProof checks, for every case and also for every case's input
+// read in every other dialect, that every way of cutting the input gives
+// the same events as the whole: at every split point, byte by byte, and
+// at random. It checks the events' properties on the way.
 func TestChunkProof(t *testing.T) {
 	for _, c := range corpus() {
 		t.Run(c.name, func(t *testing.T) {
-			whole := merge(run(c.opts, []string{c.input}))
-			check := func(how string, chunks []string) {
-				t.Helper()
-				evs := run(c.opts, chunks)
-				assertWholeCharacters(t, c.input, evs)
-				if got := merge(evs); !equal(got, whole) {
-					t.Fatalf("%s: events differ from the whole input's\n got: %v\nwant: %v", how, got, whole)
+			for _, d := range Dialects() {
+				opts := c.opts
+				opts.Dialect, opts.Tools = d, testTools
+				if d != c.opts.Dialect && len(c.input) > 4096 {
+					continue
 				}
-			}
-			if len(c.input) <= 4096 {
-				for i := 0; i <= len(c.input); i++ {
-					check(fmt.Sprintf("split at %d", i), []string{c.input[:i], c.input[i:]})
-				}
-			}
-			check("1-byte chunks", splitEvery(c.input, 1))
-			rng := rand.New(rand.NewPCG(1, uint64(len(c.input))))
-			tries := 20
-			if len(c.input) > 4096 {
-				tries = 2
-			}
-			for range tries {
-				check("random chunks", splitRandom(rng, c.input))
+				checkChunkings(t, opts, c.input)
 			}
 		})
 	}
 }
 
-// TestLossless checks that the events hold every byte of the input.
-func TestLossless(t *testing.T) {
-	for _, c := range corpus() {
-		t.Run(c.name, func(t *testing.T) {
-			got := rebuild(run(c.opts, []string{c.input}))
-			if got != c.input {
-				t.Fatalf("rebuilt input differs\n got: %q\nwant: %q", got, c.input)
-			}
-		})
-	}
-}
-
-// rebuild writes the input back from its events.
-func rebuild(evs []ev) string {
-	var b strings.Builder
-	for _, e := range evs {
-		switch e.Kind {
-		case Text, Thinking:
-			b.WriteString(e.Text)
-		case ThinkingOpen:
-			b.WriteString(thinkOpen)
-		case ThinkingClose:
-			b.WriteString(thinkClose)
-		case CallParsed, CallInvalid:
-			b.WriteString(callOpen + e.Raw)
-			if e.Reason != Unclosed {
-				b.WriteString(callClose)
-			}
+func checkChunkings(t *testing.T, opts Options, input string) {
+	t.Helper()
+	whole := run(opts, []string{input})
+	checkProperties(t, input, whole)
+	want := merge(whole)
+	check := func(how string, chunks []string) {
+		t.Helper()
+		evs := run(opts, chunks)
+		checkProperties(t, input, evs)
+		if got := merge(evs); !slices.Equal(got, want) {
+			t.Fatalf("%v, %s: events differ from the whole input's\n got: %v\nwant: %v", opts.Dialect, how, got, want)
 		}
 	}
-	return b.String()
+	if len(input) <= 4096 {
+		for i := 0; i <= len(input); i++ {
+			check(fmt.Sprintf("split at %d", i), []string{input[:i], input[i:]})
+		}
+	}
+	check("1-byte chunks", splitEvery(input, 1))
+	rng := rand.New(rand.NewPCG(1, uint64(len(input))))
+	tries := 20
+	if len(input) > 4096 {
+		tries = 2
+	}
+	for range tries {
+		check("random chunks", splitRandom(rng, input))
+	}
 }
 
-func assertWholeCharacters(t *testing.T, input string, evs []ev) {
+// checkProperties checks what holds for the events of any input: they
+// rebuild it, they split no UTF-8 character, calls open one at a time
+// with consecutive indexes and end once, each call's deltas are its Raw,
+// its Raw is inside its Text, and a parsed call has a name and a JSON
+// object of arguments.
+func checkProperties(t *testing.T, input string, evs []ev) {
 	t.Helper()
-	if !utf8.ValidString(input) {
-		return
+	if got := rebuild(evs); got != input {
+		t.Fatalf("the events do not rebuild the input\n got: %q\nwant: %q\nevents: %v", got, input, evs)
 	}
+	validInput := utf8.ValidString(input)
+	calls, open := 0, false
+	var raw strings.Builder
 	for _, e := range evs {
-		if !utf8.ValidString(e.Text) {
+		if validInput && !utf8.ValidString(e.Text) {
 			t.Fatalf("event %v splits a UTF-8 character", e)
 		}
-	}
-}
-
-func equal(a, b []ev) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+		fail := func(what string) { t.Helper(); t.Fatalf("%s: %v in %v", what, e, evs) }
+		switch e.Kind {
+		case Text, Thinking, CallDelta:
+			if e.Text == "" {
+				fail("an empty delta")
+			}
+		}
+		switch e.Kind {
+		case CallOpen:
+			if open || e.Index != calls {
+				fail("a call opens out of turn")
+			}
+			open = true
+			raw.Reset()
+		case CallDelta:
+			if !open || e.Index != calls {
+				fail("a delta outside its call")
+			}
+			raw.WriteString(e.Text)
+		case CallParsed, CallInvalid:
+			switch {
+			case !open || e.Index != calls:
+				fail("a call ends out of turn")
+			case e.Raw != raw.String():
+				fail("Raw is not what the deltas carried")
+			case !strings.Contains(e.Written, e.Raw):
+				fail("Raw is not inside Text")
+			case e.Kind == CallInvalid && (e.Reason == "" || e.Name != "" || e.Args != ""):
+				fail("an invalid call without a reason, or with a name")
+			case e.Kind == CallParsed && (e.Reason != "" || e.Name == "" || !json.Valid([]byte(e.Args)) || e.Args[0] != '{'):
+				fail("a parsed call without a name and an arguments object")
+			}
+			open = false
+			calls++
+		default:
+			if open {
+				fail("text inside a call")
+			}
 		}
 	}
-	return true
+	if open {
+		t.Fatalf("a call is left open after Flush: %v", evs)
+	}
 }
 
 func splitEvery(s string, n int) []string {
@@ -369,69 +323,143 @@ func splitRandom(rng *rand.Rand, s string) []string {
 	return out
 }
 
+// TestEveryPairOfSplits cuts a reply with a bit of everything into three
+// chunks at every pair of points, in each dialect.
 func TestEveryPairOfSplits(t *testing.T) {
-	input := "a<think>x<y</think><tool_call>{\"name\":\"n\",\"arguments\":{\"s\":\"</tool_call>🙂\"}}</tool_call><b"
-	whole := merge(run(Options{}, []string{input}))
-	for i := 0; i <= len(input); i++ {
-		for j := i; j <= len(input); j++ {
-			got := merge(run(Options{}, []string{input[:i], input[i:j], input[j:]}))
-			if !equal(got, whole) {
-				t.Fatalf("split at %d and %d:\n got: %v\nwant: %v", i, j, got, whole)
+	inputs := map[Dialect]string{
+		Hermes:   "a<think>x<y</think><tool_call>{\"name\":\"n\",\"arguments\":{\"s\":\"</tool_call>🙂\"}}</tool_call><b",
+		Marker:   "a<think>x</think>>>>CALL_FUNCTION<<< {\"name\":\"n\",\"arguments\":{\"s\":\"}🙂\"}}>>b",
+		Pythonic: "<think>x</think>a(s='),🙂') <<function>>b(n=[1]) xa(",
+		Llama3:   "<think>x</think> {\"name\":\"n\",\"parameters\":{\"s\":\"}🙂\"}}; {\"name\":\"m\"}{",
+		Mistral:  "a[TOOL_CALLS] [{\"name\":\"n\",\"arguments\":{\"s\":\"],🙂\"}}, {}][b",
+		Fenced:   "<think>x</think>```json\n{\"name\":\"n\",\"arguments\":{\"s\":\"```🙂\"}}\n``` ``",
+	}
+	for _, d := range Dialects() {
+		t.Run(d.String(), func(t *testing.T) {
+			opts := Options{Dialect: d, Tools: testTools}
+			input := inputs[d]
+			whole := merge(run(opts, []string{input}))
+			for i := 0; i <= len(input); i++ {
+				for j := i; j <= len(input); j++ {
+					got := merge(run(opts, []string{input[:i], input[i:j], input[j:]}))
+					if !slices.Equal(got, whole) {
+						t.Fatalf("split at %d and %d:\n got: %v\nwant: %v", i, j, got, whole)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestPending(t *testing.T) {
+	tests := []struct {
+		opts    Options
+		chunks  []string
+		pending []string // after each chunk
+	}{
+		{Options{}, []string{"Hi <tool_", "call>", "\xf0\x9f"}, []string{"<tool_", "", "\xf0\x9f"}},
+		{Options{Dialect: Marker}, []string{"Hi >>>CALL", "_FUNCTION<<<"}, []string{">>>CALL", ""}},
+		{Options{Dialect: Pythonic, Tools: []string{"get_weather"}}, []string{"Hi get_wea", "ther(", "x my_get_wea"}, []string{"get_wea", "", ""}},
+		{Options{Dialect: Fenced}, []string{"```js", "on\n{}\n``", "`"}, []string{"```js", "``", ""}},
+	}
+	for _, tt := range tests {
+		p := New(tt.opts)
+		for i, c := range tt.chunks {
+			p.Feed(c, func(Event) {})
+			if got := p.Pending(); got != tt.pending[i] {
+				t.Errorf("%v: after %q, Pending() = %q, want %q", tt.opts.Dialect, tt.chunks[:i+1], got, tt.pending[i])
 			}
 		}
 	}
 }
 
-func TestPending(t *testing.T) {
-	p := New(Options{})
-	var out []Event
-	emit := func(e Event) { out = append(out, e) }
-	p.Feed("Hi <tool_", emit)
-	if got := p.Pending(); got != "<tool_" {
-		t.Fatalf("Pending() = %q, want %q", got, "<tool_")
-	}
-	p.Feed("call>", emit)
-	if got := p.Pending(); got != "" {
-		t.Fatalf("Pending() after the tag = %q, want nothing", got)
-	}
-	p.Feed("\xf0\x9f", emit)
-	if got := p.Pending(); got != "\xf0\x9f" {
-		t.Fatalf("Pending() = %q, want the cut character", got)
-	}
-}
-
-func TestIndexesRestartAfterReset(t *testing.T) {
+func TestResetRestartsIndexesAndDialect(t *testing.T) {
 	p := New(Options{})
 	var last Event
 	emit := func(e Event) { last = e }
 	p.Feed(`<tool_call>{"name":"a"}</tool_call>`, emit)
-	p.Reset(Options{})
-	p.Feed(`<tool_call>{"name":"b"}</tool_call>`, emit)
+	p.Reset(Options{Dialect: Marker})
+	p.Feed(`>>>CALL_FUNCTION<<<{"name":"b"}`, emit)
 	if last.Kind != CallParsed || last.Index != 0 || last.Call.Name != "b" {
 		t.Fatalf("after Reset got %v %d %+v, want call 0 named b", last.Kind, last.Index, last.Call)
 	}
 }
 
-func TestBigArgument(t *testing.T) {
-	value := strings.Repeat("x", 256*1024)
-	input := `<tool_call>{"name":"big","arguments":{"v":"` + value + `"}}</tool_call>`
-	evs := merge(run(Options{}, splitEvery(input, 4)))
-	last := evs[len(evs)-1]
-	if last.Kind != CallParsed || last.Args != `{"v":"`+value+`"}` {
-		t.Fatalf("the 256 KiB call was not parsed whole: %v", last.Kind)
+func TestZeroParserIsHermes(t *testing.T) {
+	var p Parser
+	var got []Event
+	p.Feed(`<think>x</think><tool_call>{"name":"a"}</tool_call>`, func(e Event) { got = append(got, e) })
+	if last := got[len(got)-1]; last.Kind != CallParsed || last.Call.Name != "a" {
+		t.Fatalf("the zero Parser did not read a Hermes call: %v", got)
 	}
 }
 
+// TestBigArguments checks that a 256 KiB argument, fed in 4-byte chunks,
+// comes out whole in every dialect.
+func TestBigArguments(t *testing.T) {
+	value := strings.Repeat("x", 256*1024)
+	for _, d := range Dialects() {
+		t.Run(d.String(), func(t *testing.T) {
+			input := bigCall(d, value)
+			evs := merge(run(Options{Dialect: d, Tools: testTools}, splitEvery(input, 4)))
+			last := evs[len(evs)-1]
+			if last.Kind != CallParsed || last.Args != `{"v":"`+value+`"}` || last.Written != input {
+				t.Fatalf("the 256 KiB call was not parsed whole: %v %q", last.Kind, excerpt(last.Reason))
+			}
+		})
+	}
+}
+
+// bigCall writes a call of the tool "big" with one string argument v, in
+// dialect d.
+func bigCall(d Dialect, v string) string {
+	obj := `{"name": "big", "arguments": {"v": "` + v + `"}}`
+	switch d {
+	case Marker:
+		return ">>>CALL_FUNCTION<<<" + obj
+	case Pythonic:
+		return `big(v="` + v + `")`
+	case Llama3:
+		return `{"name": "big", "parameters": {"v": "` + v + `"}}`
+	case Mistral:
+		return "[TOOL_CALLS][" + obj + "]"
+	case Fenced:
+		return "```json\n" + obj + "\n```"
+	}
+	return "<tool_call>\n" + obj + "\n</tool_call>"
+}
+
 func TestPlainTextDoesNotAllocate(t *testing.T) {
-	p := New(Options{})
-	emit := func(Event) {}
-	chunks := []string{"The answer", " is", " forty", "-two", ", as", " expected", ".\n"}
-	allocs := testing.AllocsPerRun(100, func() {
-		for _, c := range chunks {
-			p.Feed(c, emit)
+	chunks := []string{"The answer", " is", " forty", "-two", " (or", " get_weather", "'s", " {guess})", ".\n"}
+	for _, d := range Dialects() {
+		t.Run(d.String(), func(t *testing.T) {
+			p := New(Options{Dialect: d, Tools: testTools})
+			emit := func(Event) {}
+			allocs := testing.AllocsPerRun(100, func() {
+				for _, c := range chunks {
+					p.Feed(c, emit)
+				}
+			})
+			if allocs != 0 {
+				t.Fatalf("plain text allocates %.1f times per reply, want 0", allocs)
+			}
+		})
+	}
+}
+
+func TestParseDialect(t *testing.T) {
+	for _, d := range Dialects() {
+		for _, name := range []string{d.String(), strings.ToUpper(d.String())} {
+			if got, err := ParseDialect(name); got != d || err != nil {
+				t.Errorf("ParseDialect(%q) = %v, %v; want %v", name, got, err, d)
+			}
 		}
-	})
-	if allocs != 0 {
-		t.Fatalf("plain text allocates %.1f times per reply, want 0", allocs)
+	}
+	_, err := ParseDialect("qwen")
+	if err == nil || !strings.Contains(err.Error(), "hermes, marker, pythonic, llama3, mistral, fenced") {
+		t.Fatalf("ParseDialect(qwen) error %v does not list the dialects", err)
+	}
+	if got := Dialect(42).String(); got != "Dialect(42)" {
+		t.Errorf("Dialect(42).String() = %q", got)
 	}
 }

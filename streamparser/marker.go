@@ -1,0 +1,16 @@
+package streamparser
+
+// marker: >>>CALL_FUNCTION<<< and then one JSON object, which ends at the
+// brace that balances its first one. Raw is the spaces after the marker
+// and the object. A marker followed by anything but spaces and '{' is an
+// invalid call of just the marker and those spaces; the rest is text.
+//
+//	>>>CALL_FUNCTION<<< {"name": "get_weather", "arguments": {"city": "Paris"}}
+var marker = syntax{
+	name:    "marker",
+	opens:   []string{">>>CALL_FUNCTION<<<"},
+	body:    '{',
+	argsKey: "arguments",
+	shape:   `write >>>CALL_FUNCTION<<< followed by one JSON object {"name": "<tool name>", "arguments": {…}}`,
+	noBody:  `no JSON object follows >>>CALL_FUNCTION<<<`,
+}
