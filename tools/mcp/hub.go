@@ -1,0 +1,296 @@
+// Package mcp makes the tools of MCP servers into toolscope tools. It is
+// an MCP client (a "host", in MCP's words) built around toolscope's own
+// tool-calling loop: it starts stdio servers or reaches HTTP ones, keeps
+// their tool lists current, and turns each tools/call result into the text
+// a model reads.
+//
+// A Hub holds the connections:
+//
+//	spec, err := mcp.ParseFlag("npx -y @modelcontextprotocol/server-everything", "")
+//	…
+//	hub, err := mcp.Connect(ctx, []mcp.ServerSpec{spec}, mcp.Options{})
+//	if err != nil {
+//		log.Print(err) // some servers failed; the others are usable
+//	}
+//	defer hub.Close()
+//	registry, err := tools.NewRegistry(hub.Tools()...)
+//
+// Every call records the JSON-RPC messages it exchanged with
+// [tools.Record], so that front ends can show them beside the call.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/toolscope/toolscope/tools"
+)
+
+// Options tunes a Hub. The zero value is ready to use.
+type Options struct {
+	// Timeout bounds each tools/call, and each fetch of a tool list that
+	// a server announced; a call that runs out is cancelled on the server
+	// too. The default is 30 seconds.
+	Timeout time.Duration
+	// HandshakeTimeout bounds connecting to a server: starting it, the
+	// initialize handshake and listing its tools. It is generous by
+	// default, 30 seconds, since npx, uvx or docker may first download
+	// the server.
+	HandshakeTimeout time.Duration
+	// ShutdownTimeout is how long a stdio server may take to exit once its
+	// input is closed, and again once it has been sent SIGTERM, before it
+	// is killed. The default is 2 seconds.
+	ShutdownTimeout time.Duration
+	// Logger receives connection events and, at debug level, every line
+	// the servers write to stderr. The default is slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = 30 * time.Second
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = 2 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// State is where a server's connection stands.
+type State string
+
+const (
+	StateReady  State = "ready"  // connected; its tools are offered
+	StateFailed State = "failed" // it failed to connect, or stopped; ServerInfo.Error says why
+	StateClosed State = "closed" // the Hub was closed
+)
+
+// ServerInfo describes one server of a Hub, for a front end to show.
+type ServerInfo struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"` // "stdio", "http" or "sse"
+	Target    string `json:"target"`    // the command line or the URL
+	PID       int    `json:"pid,omitempty"`
+	State     State  `json:"state"`
+	Error     string `json:"error,omitempty"`
+	// Tools are the names the model calls the server's tools by.
+	Tools []string `json:"tools"`
+	// Warnings note tools left out or renamed, and output on stdout that
+	// was not JSON-RPC.
+	Warnings []string `json:"warnings,omitempty"`
+	// Log holds the last lines the server wrote to stderr, and any stray
+	// lines it wrote to stdout, marked "stdout: ".
+	Log []string `json:"log,omitempty"`
+}
+
+// Hub is a set of connected MCP servers. Its methods are safe for
+// concurrent use.
+type Hub struct {
+	servers []*server
+	logger  *slog.Logger
+
+	mu       sync.Mutex
+	stop     func() bool // stops closing the Hub when Connect's context ends
+	tools    []tools.Tool
+	warned   map[string]bool // tool names already reported as shared
+	onChange []func()
+
+	closeOnce sync.Once
+}
+
+// Connect connects to every server at once and returns when each is
+// ready or has failed. A server that fails takes nothing else down: the
+// returned Hub is usable, and the returned error joins one error per
+// failed server, each naming it and saying what to do. The Hub is never
+// nil and must be closed.
+//
+// The servers live as long as ctx: when it ends, the Hub closes, as if
+// Close had been called. Two servers with the same name are told apart
+// by a suffix, as in "server-2".
+func Connect(ctx context.Context, specs []ServerSpec, opts Options) (*Hub, error) {
+	opts = opts.withDefaults()
+	h := &Hub{logger: opts.Logger, warned: make(map[string]bool)}
+	seen := make(map[string]int)
+	for _, spec := range specs {
+		name := spec.name()
+		if seen[name]++; seen[name] > 1 {
+			name = fmt.Sprintf("%s-%d", name, seen[name])
+		}
+		h.servers = append(h.servers, newServer(ctx, spec, name, opts, h.serverChanged))
+	}
+
+	errs := make([]error, len(h.servers))
+	var wg sync.WaitGroup
+	for i, s := range h.servers {
+		wg.Go(func() { errs[i] = s.connect(ctx) })
+	}
+	wg.Wait()
+	h.mu.Lock()
+	h.stop = context.AfterFunc(ctx, func() { h.Close() })
+	h.mu.Unlock()
+	h.rebuild()
+	return h, errors.Join(errs...)
+}
+
+// Tools returns the tools of every ready server, server by server in the
+// order of the specs, each in its server's order. Each implements
+// [tools.Sourced] with the source "mcp:<server name>".
+//
+// A tool keeps the name its server gives it unless another server offers
+// a tool of the same name; then each of those is prefixed with its
+// server's name and an underscore, as in "calculator_add", a form small
+// models write without trouble, and a warning is logged.
+func (h *Hub) Tools() []tools.Tool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.tools)
+}
+
+// Servers describes each server, in the order of the specs.
+func (h *Hub) Servers() []ServerInfo {
+	exposed := h.Tools()
+	infos := make([]ServerInfo, len(h.servers))
+	for i, s := range h.servers {
+		s.mu.Lock()
+		info := ServerInfo{
+			Name:      s.name,
+			Transport: s.spec.transport(),
+			Target:    s.spec.target(),
+			State:     s.state,
+			Tools:     []string{},
+			Warnings:  slices.Clone(s.warnings),
+			Log:       s.log.last(logLines),
+		}
+		if s.err != nil {
+			info.Error = s.err.Error()
+		}
+		if s.firstStray != "" {
+			info.Warnings = append(info.Warnings, "printed lines that are not JSON-RPC on stdout (see its log); servers should log to stderr")
+		}
+		s.mu.Unlock()
+		if s.proc != nil {
+			info.PID = s.proc.cmd.Process.Pid
+		}
+		for _, t := range exposed {
+			if rt := t.(*remoteTool); rt.server == s {
+				info.Tools = append(info.Tools, rt.name)
+				if rt.name != rt.remote.Name {
+					info.Warnings = append(info.Warnings, fmt.Sprintf("tool %q is offered by another server too; the model calls this one %q", rt.remote.Name, rt.name))
+				}
+			}
+		}
+		infos[i] = info
+	}
+	return infos
+}
+
+// OnToolsChanged registers fn to be called, on a goroutine of the Hub's,
+// whenever the tools change: a server announced a new list, or a server
+// stopped and its tools went with it. Tools then returns the new set.
+func (h *Hub) OnToolsChanged(fn func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.onChange = append(h.onChange, fn)
+}
+
+// Close ends every session and stops every stdio server: its input is
+// closed, then it is sent SIGTERM, then SIGKILL, and it is reaped, with
+// whatever it started. Calls in flight fail. Close returns once all is
+// done, also when the end of Connect's context began it, so a program
+// should call it before it exits. It is safe to call more than once, and
+// always returns nil.
+func (h *Hub) Close() error {
+	h.closeOnce.Do(func() {
+		h.mu.Lock()
+		stop := h.stop
+		h.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+		var wg sync.WaitGroup
+		for _, s := range h.servers {
+			wg.Go(s.close)
+		}
+		wg.Wait()
+		h.mu.Lock()
+		h.tools = nil
+		h.mu.Unlock()
+	})
+	return nil
+}
+
+func (h *Hub) serverChanged() {
+	h.rebuild()
+	h.mu.Lock()
+	fns := slices.Clone(h.onChange)
+	h.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// rebuild names the tools of the ready servers, prefixing the names that
+// several servers share.
+func (h *Hub) rebuild() {
+	type offer struct {
+		server *server
+		tool   *remoteTool
+	}
+	var offers []offer
+	offeredBy := make(map[string][]string) // tool name → server names
+	for _, s := range h.servers {
+		for _, t := range s.currentTools() {
+			offers = append(offers, offer{s, &remoteTool{server: s, name: t.Name, remote: t}})
+			offeredBy[t.Name] = append(offeredBy[t.Name], s.name)
+		}
+	}
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	taken := make(map[string]bool)
+	h.tools = nil
+	for _, o := range offers {
+		if len(offeredBy[o.tool.name]) > 1 {
+			o.tool.name = identifier(o.server.name) + "_" + o.tool.name
+		}
+		for n := 2; taken[o.tool.name]; n++ { // a prefixed name can collide too
+			o.tool.name = fmt.Sprintf("%s_%s_%d", identifier(o.server.name), o.tool.remote.Name, n)
+		}
+		taken[o.tool.name] = true
+		h.tools = append(h.tools, o.tool)
+	}
+	for name, servers := range offeredBy {
+		if len(servers) > 1 && !h.warned[name] {
+			h.warned[name] = true
+			h.logger.Warn("several MCP servers offer a tool of the same name; the model gets each under its server's name", "tool", name, "servers", servers)
+		}
+	}
+}
+
+// identifier makes a server name fit to prefix a tool name, which models
+// write more reliably with letters, digits and underscores only.
+func identifier(name string) string {
+	id := strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '_'
+	}, name)
+	if id = strings.Trim(id, "_"); id == "" {
+		return "server"
+	}
+	return id
+}
