@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it. It installs what the tests need when
-# it is missing: Debian's chromium for the browser tests.
+# it is missing: Debian's chromium for the browser tests, and the public
+# MCP server-everything from npm for the MCP client's tests.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -10,6 +11,11 @@ if ! command -v chromium >/dev/null; then
 	echo "test.sh: installing Debian's chromium for the browser tests" >&2
 	as_root apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+fi
+
+if [ ! -x node_modules/.bin/mcp-server-everything ]; then
+	echo "test.sh: installing @modelcontextprotocol/server-everything for the MCP tests" >&2
+	npm install --no-save --no-audit --no-fund --silent @modelcontextprotocol/server-everything
 fi
 
 unformatted=$(gofmt -l $(git ls-files '*.go'))
@@ -26,4 +32,7 @@ if ! git diff --quiet -- 'web/*_templ.go'; then
 fi
 go vet ./...
 go test -race -count=1 ./...
-go test -run '^$' -fuzz '^FuzzParse$' -fuzztime "${FUZZTIME:-15s}" ./streamparser/
+# Each fuzz target of the stream parser, for a bounded time.
+for target in $(go test -list '^Fuzz' ./streamparser/ | grep '^Fuzz'); do
+	go test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-15s}" ./streamparser/
+done

@@ -37,6 +37,8 @@ type Config struct {
 	ToolTimeout time.Duration
 	// Think asks for reasoning: nil lets the backend decide.
 	Think *bool
+	// Dialect is how the model is told to write calls, and how they are read.
+	Dialect streamparser.Dialect
 	// Now gives the date and time the system prompt states (time.Now if nil).
 	Now func() time.Time
 }
@@ -85,11 +87,17 @@ type Result struct {
 // a run, they go back to the model as errors it can act on.
 func (a *Agent) Run(ctx context.Context, conv *Conversation, message string, emit func(Event)) Result {
 	r := &run{agent: a, conv: conv, emit: emit, start: time.Now()}
+	// The system prompt is written anew for each request, so that a change
+	// of tools or dialect applies to follow-ups.
+	system := llm.Message{Role: llm.RoleSystem, Content: SystemPrompt(a.cfg.Tools.Tools(), a.cfg.Dialect, a.cfg.Now())}
 	if len(conv.Messages) == 0 {
-		conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleSystem, Content: SystemPrompt(a.cfg.Tools.Tools(), a.cfg.Now())})
+		conv.Messages = append(conv.Messages, system)
+	} else {
+		conv.Messages[0] = system
 	}
 	conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: message})
-	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: a.cfg.Backend.Info(), Message: message, Tools: a.cfg.Tools.Names()}})
+	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: a.cfg.Backend.Info(), Message: message,
+		Tools: a.cfg.Tools.Names(), Dialect: a.cfg.Dialect.String()}})
 	res := r.loop(ctx)
 	if res.Err != nil {
 		r.send(Event{Type: Error, Round: res.Rounds, Error: res.Err.Error()})
@@ -149,7 +157,11 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 	}
 	r.send(Event{Type: RoundStarted, Round: round, Input: &in})
 
-	parser := streamparser.New(streamparser.Options{InThinking: opensThinking(in.Prompt)})
+	parser := streamparser.New(streamparser.Options{
+		InThinking: opensThinking(in.Prompt),
+		Dialect:    cfg.Dialect,
+		Tools:      cfg.Tools.Names(),
+	})
 	onEvent := func(pe streamparser.Event) { r.parsed(round, rep, pe) }
 	sent := time.Now()
 	var firstToken time.Duration
@@ -197,10 +209,7 @@ func (r *run) parsed(round int, rep *reply, pe streamparser.Event) {
 		r.send(Event{Type: ToolCallDelta, Round: round, Text: pe.Text, Call: &Call{Index: pe.Index, ParsedBy: "toolscope"}})
 	case streamparser.CallParsed, streamparser.CallInvalid:
 		c := &Call{Index: pe.Index, Name: pe.Call.Name, Arguments: pe.Call.Arguments, Raw: pe.Call.Raw, Reason: pe.Call.Reason, ParsedBy: "toolscope"}
-		rep.content.WriteString("<tool_call>" + pe.Call.Raw)
-		if pe.Call.Reason != streamparser.Unclosed {
-			rep.content.WriteString("</tool_call>")
-		}
+		rep.content.WriteString(pe.Call.Text)
 		rep.calls = append(rep.calls, c)
 		typ := ToolCallParsed
 		if c.Reason != "" {

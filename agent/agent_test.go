@@ -13,6 +13,7 @@ import (
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
 )
 
@@ -452,7 +453,7 @@ func TestSystemPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	zone := time.FixedZone("CET", 3600)
-	got := agent.SystemPrompt(registry.Tools(), time.Date(2026, 11, 29, 21, 49, 0, 0, zone))
+	got := agent.SystemPrompt(registry.Tools(), streamparser.Hermes, time.Date(2026, 11, 29, 21, 49, 0, 0, zone))
 	for _, want := range []string{
 		"Today is Sunday, 2026-11-29. The time is 21:49 in time zone CET (UTC+01:00).",
 		"# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{\"type\": \"function\", \"function\": {\"name\":\"send_mail\",",
@@ -480,5 +481,45 @@ func TestSystemPrompt(t *testing.T) {
 	}
 	if toolLines != 3 {
 		t.Errorf("got %d tool lines, want 3", toolLines)
+	}
+}
+
+func TestEveryDialectEndToEnd(t *testing.T) {
+	args := `{"to": "a@co.com", "subject": "Hi", "body": "Hello"}`
+	for _, c := range []struct {
+		dialect streamparser.Dialect
+		reply   string
+		format  string // what the system prompt must teach
+	}{
+		{streamparser.Hermes, "<tool_call>\n{\"name\": \"send_mail\", \"arguments\": " + args + "}\n</tool_call>", "<tool_call>\n{\"name\": <function-name>"},
+		{streamparser.Marker, `>>>CALL_FUNCTION<<< {"name": "send_mail", "arguments": ` + args + `}`, ">>>CALL_FUNCTION<<< {"},
+		{streamparser.Pythonic, `<<function>>send_mail(to="a@co.com", subject='Hi', body="Hello")`, "<<function>>function_name("},
+		{streamparser.Llama3, `<|python_tag|>{"name": "send_mail", "parameters": ` + args + `}`, `<|python_tag|>{"name": <function-name>, "parameters"`},
+		{streamparser.Mistral, `[TOOL_CALLS] [{"name": "send_mail", "arguments": ` + args + `}]`, "[TOOL_CALLS] [{"},
+		{streamparser.Fenced, "```json\n{\"name\": \"send_mail\", \"arguments\": " + args + "}\n```", "```json\n{\"name\": <function-name>"},
+	} {
+		t.Run(c.dialect.String(), func(t *testing.T) {
+			f := newFixture(t, llm.ModeRaw, nil, func(cfg *agent.Config) { cfg.Dialect = c.dialect })
+			f.server.Reply(ollamatest.Reply{Text: "I will send it.\n" + c.reply}, ollamatest.Reply{Text: "Sent."})
+			res, events := f.run(context.Background(), &agent.Conversation{}, "mail a@co.com")
+			if res.Reason != agent.Answered || res.Text != "Sent." {
+				t.Fatalf("result = %+v", res)
+			}
+			finished := ofType(events, agent.ToolFinished)
+			if len(finished) != 1 || finished[0].Error != "" || string(finished[0].Call.Arguments) != `{"to":"a@co.com","subject":"Hi","body":"Hello"}` {
+				t.Fatalf("tool_finished = %+v", finished)
+			}
+			requests := f.server.Requests()
+			if !strings.Contains(requests[0].Prompt, c.format) {
+				t.Errorf("the system prompt does not teach the %s format %q", c.dialect, c.format)
+			}
+			// The model's reply goes back into the history as it wrote it.
+			if !strings.Contains(requests[1].Prompt, "I will send it.\n"+c.reply+"<|im_end|>") {
+				t.Errorf("round 2 lost the raw call:\n%s", requests[1].Prompt)
+			}
+			if run := events[0].Run; run.Dialect != c.dialect.String() {
+				t.Errorf("run_started dialect = %q", run.Dialect)
+			}
+		})
 	}
 }

@@ -69,6 +69,7 @@ type RunInfo struct {
 	llm.Info
 	Message string   `json:"message"`
 	Tools   []string `json:"tools"`
+	Dialect string   `json:"dialect"`
 }
 
 // Call is a tool call of a round.

@@ -14,7 +14,9 @@ import (
 
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/mcp"
 )
 
 // Limits on what a run request may ask for.
@@ -30,6 +32,7 @@ type runRequest struct {
 	Backend        string `json:"backend"`
 	Model          string `json:"model"`
 	Mode           string `json:"mode"`
+	Dialect        string `json:"dialect"`
 	MaxRounds      int    `json:"max_rounds"`
 	ToolDelayMS    *int   `json:"tool_delay_ms"`
 	Think          *bool  `json:"think"`
@@ -46,6 +49,11 @@ func (req *runRequest) check() error {
 	if req.Mode != "" && req.Mode != llm.ModeRaw && req.Mode != llm.ModeChat {
 		problems = append(problems, fmt.Sprintf(`"mode" %q is unknown: use "raw" or "chat"`, req.Mode))
 	}
+	if req.Dialect != "" {
+		if _, err := streamparser.ParseDialect(req.Dialect); err != nil {
+			problems = append(problems, fmt.Sprintf(`"dialect": %v`, err))
+		}
+	}
 	if req.MaxRounds < 0 || req.MaxRounds > maxMaxRounds {
 		problems = append(problems, fmt.Sprintf(`"max_rounds" must be from 1 to %d`, maxMaxRounds))
 	}
@@ -59,7 +67,7 @@ func (req *runRequest) check() error {
 }
 
 func (req *runRequest) options() RunOptions {
-	o := RunOptions{Backend: req.Backend, Model: req.Model, Mode: req.Mode, MaxRounds: req.MaxRounds, Think: req.Think}
+	o := RunOptions{Backend: req.Backend, Model: req.Model, Mode: req.Mode, Dialect: req.Dialect, MaxRounds: req.MaxRounds, Think: req.Think}
 	if req.ToolDelayMS != nil {
 		d := time.Duration(*req.ToolDelayMS) * time.Millisecond
 		o.ToolDelay = &d
@@ -203,6 +211,14 @@ func (s *Server) tools(c *fiber.Ctx) error {
 		list = append(list, toolInfo{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters(), Source: tools.SourceOf(t)})
 	}
 	return writeJSON(c, fiber.StatusOK, fiber.Map{"tools": list})
+}
+
+func (s *Server) mcpServers(c *fiber.Ctx) error {
+	servers := []mcp.ServerInfo{}
+	if s.cfg.MCP != nil {
+		servers = append(servers, s.cfg.MCP()...)
+	}
+	return writeJSON(c, fiber.StatusOK, fiber.Map{"servers": servers})
 }
 
 func byteSize(n int) string {

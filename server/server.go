@@ -19,6 +19,7 @@ import (
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/mcp"
 	"github.com/toolscope/toolscope/web"
 )
 
@@ -39,7 +40,11 @@ type Config struct {
 	Backend llm.Backend
 	// Tools lists the tools runs may call, for the page and /api/tools.
 	Tools func() []tools.Tool
+	// MCP describes the MCP servers the tools come from, for /api/mcp; nil
+	// when there are none.
+	MCP func() []mcp.ServerInfo
 	// Settings the page's form starts with.
+	Dialect     string
 	MaxRounds   int
 	ToolDelay   time.Duration
 	Think       *bool         // nil: the model decides
@@ -51,6 +56,7 @@ type Config struct {
 // RunOptions are what a request may choose for its run.
 type RunOptions struct {
 	Backend, Model, Mode string
+	Dialect              string
 	MaxRounds            int
 	ToolDelay            *time.Duration
 	Think                *bool
@@ -93,6 +99,7 @@ func (s *Server) routes() {
 	api.Get("/health", s.health)
 	api.Get("/models", s.models)
 	api.Get("/tools", s.tools)
+	api.Get("/mcp", s.mcpServers)
 	s.app.Use(func(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusNotFound, "no such page: "+c.Path())
 	})

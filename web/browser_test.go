@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,9 +33,11 @@ import (
 	"github.com/toolscope/toolscope/llm/demo"
 	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/mcpserver"
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/server"
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/mcp"
 )
 
 const (
@@ -101,25 +104,45 @@ func chromiumPath() string {
 // toolDelay, and each run's agent takes the delay its request asks for.
 func serve(t *testing.T, backend llm.Backend, toolDelay time.Duration) string {
 	t.Helper()
+	return serveWithMCP(t, backend, toolDelay, nil)
+}
+
+// serveWithMCP is serve with the tools of an MCP hub besides the stubs.
+func serveWithMCP(t *testing.T, backend llm.Backend, toolDelay time.Duration, hub *mcp.Hub) string {
+	t.Helper()
+	allTools := func(delay time.Duration) *tools.Registry {
+		registry, err := tools.NewRegistry(tools.Stubs(delay)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hub != nil {
+			for _, tool := range hub.Tools() {
+				if err := registry.Add(tool); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return registry
+	}
 	newAgent := func(o server.RunOptions) (*agent.Agent, error) {
 		delay := toolDelay
 		if o.ToolDelay != nil {
 			delay = *o.ToolDelay
 		}
-		registry, err := tools.NewRegistry(tools.Stubs(delay)...)
-		if err != nil {
-			return nil, err
-		}
-		return agent.New(agent.Config{Backend: backend, Tools: registry, MaxRounds: o.MaxRounds, Think: o.Think}), nil
+		return agent.New(agent.Config{Backend: backend, Tools: allTools(delay), MaxRounds: o.MaxRounds, Think: o.Think}), nil
 	}
-	s := server.New(server.Config{
+	cfg := server.Config{
 		Hub:       runs.NewHub(20),
 		NewAgent:  newAgent,
 		Backend:   backend,
-		Tools:     func() []tools.Tool { return tools.Stubs(toolDelay) },
+		Tools:     func() []tools.Tool { return allTools(toolDelay).Tools() },
 		MaxRounds: agent.DefaultMaxRounds,
 		ToolDelay: toolDelay,
-	})
+	}
+	if hub != nil {
+		cfg.MCP = hub.Servers
+	}
+	s := server.New(cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -431,7 +454,7 @@ func TestSeedPrompts(t *testing.T) {
 				t.Errorf("round 2 steps = %v, want %v", got, want)
 			}
 
-			contains(t, "the round 1 input summary", step(t, r1, "send").Meta, "toolscope-demo · raw mode · 2 messages")
+			contains(t, "the round 1 input summary", step(t, r1, "send").Meta, "toolscope-demo · raw mode · hermes calls · 2 messages")
 			contains(t, "thinking", step(t, r1, "thinking").Body, "Okay, the user wants me to")
 			raw := step(t, r1, "raw").Body
 			contains(t, "raw output", raw, "<think>")
@@ -766,4 +789,43 @@ func TestLookIsRemembered(t *testing.T) {
 	if got := eval[string](p, `document.getElementById('toggle-large').getAttribute('aria-pressed')`); got != "true" {
 		t.Errorf("the large type button says aria-pressed=%q", got)
 	}
+}
+
+// TestMCPToolInThePipeline calls a tool of toolscope's calculator, served
+// over streamable HTTP: the side panel groups it under its server, and the
+// Executing card shows the JSON-RPC messages of the call.
+func TestMCPToolInThePipeline(t *testing.T) {
+	t.Parallel()
+	handler, err := mcpserver.Handler(mcpserver.Calculator(), mcpserver.TransportHTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calc := httptest.NewServer(handler)
+	t.Cleanup(calc.Close)
+	hub, err := mcp.Connect(t.Context(), []mcp.ServerSpec{{Name: "calculator", URL: calc.URL + "/mcp", Transport: mcp.TransportHTTP}}, mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+
+	srv := ollamatest.New(t)
+	srv.Reply(
+		ollamatest.Reply{Text: "<tool_call>\n{\"name\": \"multiply\", \"arguments\": {\"a\": 15, \"b\": 27}}\n</tool_call>"},
+		ollamatest.Reply{Text: "15 times 27 is 405."},
+	)
+	p := open(t, serveWithMCP(t, ollamaModel(t, srv.Host(), "qwen3:4b"), 0, hub))
+	group := eval[string](p, `document.querySelector('.tool-group[data-source="mcp:calculator"]')?.textContent ?? ''`)
+	contains(t, "the calculator's tool group", group, "MCP server calculator")
+	contains(t, "the calculator's tool group", group, "multiply")
+
+	p.send("What is 15 times 27?")
+	p.waitEnd(1)
+	p.screenshot("mcp-call")
+	turn := p.turns()[0]
+	exec := step(t, turn.Rounds[0], "exec")
+	contains(t, "the MCP call's result", exec.Body, "405")
+	contains(t, "the MCP call's JSON-RPC messages", exec.Body, `"method": "tools/call"`)
+	contains(t, "the MCP call's JSON-RPC messages", exec.Body, "sent")
+	contains(t, "the MCP call's JSON-RPC messages", exec.Body, "received")
+	contains(t, "the answer", step(t, turn.Rounds[1], "answer").Body, "405")
 }

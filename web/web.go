@@ -29,10 +29,61 @@ type PageData struct {
 	Mode    string
 	Demo    bool // the page must say so, always
 	Tools   []ToolInfo
+	// MCPServers are the servers that tools with a Source of
+	// "mcp:<name>" come from, failed ones included.
+	MCPServers []MCPServer
 	// Settings the run form starts with.
+	Dialect     string   // the tool-call dialect, e.g. "hermes"
+	Dialects    []string // every dialect, for the picker
 	MaxRounds   int
 	ToolDelayMS int
 	Think       *bool // nil: the model decides
+}
+
+// MCPServer describes an MCP server for the side panel.
+type MCPServer struct {
+	Name, Target, Transport string
+	State                   string // "ready", "failed" or "closed"
+	Error                   string
+	Log                     []string // its last stderr lines
+}
+
+// toolGroup is the tools of one source: the built-in ones, or one MCP
+// server's.
+type toolGroup struct {
+	Source string
+	Server *MCPServer
+	Tools  []ToolInfo
+}
+
+// groupTools groups tools by source, built-in first, in the order the
+// sources first appear. A server without tools (one that failed) still
+// gets a group, so the page can say why.
+func groupTools(tools []ToolInfo, servers []MCPServer) []toolGroup {
+	var groups []toolGroup
+	at := map[string]int{}
+	add := func(source string) int {
+		i, ok := at[source]
+		if !ok {
+			i = len(groups)
+			at[source] = i
+			groups = append(groups, toolGroup{Source: source})
+		}
+		return i
+	}
+	add("builtin")
+	for _, t := range tools {
+		i := add(t.Source)
+		groups[i].Tools = append(groups[i].Tools, t)
+	}
+	for i := range servers {
+		g := add("mcp:" + servers[i].Name)
+		groups[g].Server = &servers[i]
+	}
+	if len(groups[0].Tools) == 0 {
+		groups = groups[1:]
+	}
+	return groups
 }
 
 // ToolInfo describes a tool for the side panel.

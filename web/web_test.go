@@ -114,3 +114,39 @@ func TestTemplatesScriptsUse(t *testing.T) {
 		}
 	}
 }
+
+func TestToolsAreGroupedByServer(t *testing.T) {
+	tool := func(name, source string) ToolInfo {
+		return ToolInfo{Name: name, Source: source, Parameters: `{"type":"object"}`}
+	}
+	d := sample
+	d.Tools = []ToolInfo{tool("send_mail", "builtin"), tool("add", "mcp:calculator"), tool("cancel_meeting", "builtin"), tool("multiply", "mcp:calculator")}
+	d.MCPServers = []MCPServer{
+		{Name: "calculator", Target: "toolscope mcp calculator", Transport: "stdio", State: "ready", Log: []string{"listening <on stdio>"}},
+		{Name: "broken", Target: "./broken.py", Transport: "stdio", State: "failed", Error: `MCP server "broken" exited during the handshake`},
+	}
+	groups := groupTools(d.Tools, d.MCPServers)
+	var got []string
+	for _, g := range groups {
+		var names []string
+		for _, t := range g.Tools {
+			names = append(names, t.Name)
+		}
+		got = append(got, g.Source+"="+strings.Join(names, ","))
+	}
+	if want := "builtin=send_mail,cancel_meeting mcp:calculator=add,multiply mcp:broken="; strings.Join(got, " ") != want {
+		t.Fatalf("groups = %v, want %s", got, want)
+	}
+	html := render(t, d)
+	for _, want := range []string{
+		`data-source="mcp:calculator"`, "toolscope mcp calculator", "listening &lt;on stdio&gt;",
+		`class="badge state-failed"`, "MCP server &#34;broken&#34; exited during the handshake",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if groups := groupTools(d.Tools[1:2], nil); len(groups) != 1 || groups[0].Source != "mcp:calculator" {
+		t.Errorf("with no built-in tools there must be no empty built-in group: %+v", groups)
+	}
+}

@@ -16,7 +16,8 @@ func chatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if _, code, ok := parseArgs(fs, args, 0, stderr); !ok {
 		return code
 	}
-	a, ok := f.setUp(ctx, stderr)
+	defer f.close()
+	a, ok := f.setUpAgent(ctx, stderr)
 	if !ok {
 		return exitUsage
 	}

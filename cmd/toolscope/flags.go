@@ -6,26 +6,30 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/demo"
 	"github.com/toolscope/toolscope/llm/ollama"
-	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/streamparser"
 )
 
 // engineFlags are the flags of every command that runs the loop.
 type engineFlags struct {
 	backend, model, host, mode string
+	dialect                    string
 	maxRounds                  int
 	toolDelay, toolTimeout     time.Duration
 	demoDelay                  time.Duration
 	think                      optionalBool
 	showThinking, json         bool
 	verbose                    bool
+	toolFlags
 }
 
 func newFlagSet(name, synopsis string, stderr io.Writer, f *engineFlags) *flag.FlagSet {
@@ -39,6 +43,7 @@ func newFlagSet(name, synopsis string, stderr io.Writer, f *engineFlags) *flag.F
 	fs.StringVar(&f.model, "model", "qwen3:4b", "Ollama model")
 	fs.StringVar(&f.host, "ollama-host", "", "Ollama address (default $OLLAMA_HOST, else 127.0.0.1:11434)")
 	fs.StringVar(&f.mode, "mode", llm.ModeRaw, "raw: toolscope renders the prompt and sends it verbatim; chat: Ollama's /api/chat renders it")
+	fs.StringVar(&f.dialect, "dialect", streamparser.Hermes.String(), "how the model is told to write tool calls: "+dialectNames())
 	fs.IntVar(&f.maxRounds, "max-rounds", agent.DefaultMaxRounds, "most model replies in one run")
 	fs.DurationVar(&f.toolDelay, "tool-delay", 3*time.Second, "how long the stub tools take")
 	fs.DurationVar(&f.toolTimeout, "tool-timeout", agent.DefaultToolTimeout, "longest a tool may run before its call fails")
@@ -47,6 +52,7 @@ func newFlagSet(name, synopsis string, stderr io.Writer, f *engineFlags) *flag.F
 	fs.BoolVar(&f.showThinking, "show-thinking", false, "print the model's reasoning")
 	fs.BoolVar(&f.json, "json", false, "print the event stream as JSON lines instead")
 	fs.BoolVar(&f.verbose, "v", false, "also print the backend and each round's counters")
+	f.toolFlags.register(fs)
 	return fs
 }
 
@@ -77,9 +83,25 @@ func parseArgs(fs *flag.FlagSet, args []string, n int, stderr io.Writer) (positi
 	return positional, exitOK, true
 }
 
-// setUp makes the agent the flags describe, after settling --backend auto.
-func (f *engineFlags) setUp(ctx context.Context, stderr io.Writer) (*agent.Agent, bool) {
+// setUp settles --backend auto and connects the MCP servers. The caller
+// must call f.close when it is done.
+func (f *engineFlags) setUp(ctx context.Context, stderr io.Writer) bool {
+	if f.verbose {
+		slog.SetLogLoggerLevel(slog.LevelDebug) // MCP servers' stderr, among others
+	}
 	f.resolveAuto(ctx, stderr)
+	if err := f.connect(ctx, stderr); err != nil {
+		fmt.Fprintf(stderr, "toolscope: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// setUpAgent is setUp, then the agent the flags describe.
+func (f *engineFlags) setUpAgent(ctx context.Context, stderr io.Writer) (*agent.Agent, bool) {
+	if !f.setUp(ctx, stderr) {
+		return nil, false
+	}
 	a, err := f.newAgent()
 	if err != nil {
 		fmt.Fprintf(stderr, "toolscope: %v\n", err)
@@ -93,16 +115,17 @@ func (f *engineFlags) newAgent() (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	registry, err := tools.NewRegistry(tools.Stubs(f.toolDelay)...)
+	dialect, err := streamparser.ParseDialect(f.dialect)
 	if err != nil {
 		return nil, err
 	}
 	return agent.New(agent.Config{
 		Backend:     backend,
-		Tools:       registry,
+		Tools:       f.registry(f.toolDelay),
 		MaxRounds:   f.maxRounds,
 		ToolTimeout: f.toolTimeout,
 		Think:       f.think.value,
+		Dialect:     dialect,
 	}), nil
 }
 
@@ -133,6 +156,14 @@ func (f *engineFlags) newBackend() (llm.Backend, error) {
 		return demo.New(demo.Config{TokenDelay: f.demoDelay}), nil
 	}
 	return nil, fmt.Errorf("unknown backend %q: use ollama, demo or auto", f.backend)
+}
+
+func dialectNames() string {
+	var names []string
+	for _, d := range streamparser.Dialects() {
+		names = append(names, d.String())
+	}
+	return strings.Join(names, ", ")
 }
 
 // optionalBool is a boolean flag that remembers whether it was set.

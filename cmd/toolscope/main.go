@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,6 +18,8 @@ Usage:
   toolscope run [flags] "request"   answer one request; tool lines on stderr, the answer on stdout
   toolscope chat [flags]            a conversation on stdin; /new starts over, /quit or end of input leaves
   toolscope serve [flags]           the browser playground, on http://127.0.0.1:8000
+  toolscope mcp calculator|converter [--transport stdio|http|sse] [--addr host:port]
+                                    toolscope's own MCP servers
   toolscope help                    this text
 
 Run 'toolscope run -h' for the flags.
@@ -31,6 +34,8 @@ const (
 )
 
 func main() {
+	// Logs are for trouble; -v shows the rest.
+	slog.SetLogLoggerLevel(slog.LevelWarn)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -49,6 +54,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return chatCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "serve":
 		return serveCommand(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

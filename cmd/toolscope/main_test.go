@@ -196,7 +196,7 @@ func TestServeFallsBackToDemo(t *testing.T) {
 	defer cmd.Process.Kill()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
-		t.Fatalf("no address printed: %v; stderr:\n%s", err, stderr.String())
+		t.Fatalf("no address printed: %v", err)
 	}
 	url := line[strings.Index(line, "http://"):strings.Index(line, " (")]
 	resp, err := http.Get(url + "/api/health")
@@ -209,11 +209,65 @@ func TestServeFallsBackToDemo(t *testing.T) {
 	if !health.Demo || !health.OK {
 		t.Fatalf("health = %+v, want the demo model", health)
 	}
-	if !strings.Contains(stderr.String(), "Starting with the offline demo model instead") {
-		t.Fatalf("stderr does not say why: %s", stderr.String())
-	}
 	cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("serve did not stop cleanly on Ctrl-C: %v", err)
+	}
+	// stderr is read once the process is gone, since exec copies into it
+	// until then.
+	if !strings.Contains(stderr.String(), "Starting with the offline demo model instead") {
+		t.Fatalf("stderr does not say why: %s", stderr.String())
+	}
+}
+
+func TestRunWithMCPCalculator(t *testing.T) {
+	server := ollamatest.New(t)
+	server.Reply(
+		ollamatest.Reply{Text: "<tool_call>\n{\"name\": \"multiply\", \"arguments\": {\"a\": 15, \"b\": 27}}\n</tool_call>"},
+		ollamatest.Reply{Text: "15 times 27 is 405."},
+	)
+	r := toolscope(t, "", "run", "--ollama-host", server.Host(), "--mcp", binary+" mcp calculator", "What is 15 times 27?")
+	if r.code != exitOK {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"mcp: " + binary + " mcp calculator - add, divide, multiply, power, round_number, sqrt, subtract\n",
+		`tool: multiply({"a":15,"b":27}) = 405  (`,
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if r.stdout != "15 times 27 is 405.\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	// The MCP tool's result went back to the model.
+	if prompt := server.Requests()[1].Prompt; !strings.Contains(prompt, "<tool_response>\n405\n</tool_response>") {
+		t.Errorf("round 2 prompt lacks the MCP result:\n%s", prompt)
+	}
+}
+
+func TestMCPServerFailureIsReported(t *testing.T) {
+	server := ollamatest.New(t)
+	server.Reply(ollamatest.Reply{Text: "Hi."})
+	r := toolscope(t, "", "run", "--ollama-host", server.Host(), "--mcp", "no-such-mcp-server --flag", "hello")
+	if r.code != exitOK || !strings.Contains(r.stderr, `mcp: no-such-mcp-server --flag failed: MCP server "no-such-mcp-server": cannot start`) {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+func TestMCPCommandUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp"}, "Usage: toolscope mcp calculator|converter"},
+		{[]string{"mcp", "abacus"}, `unknown server "abacus"`},
+		{[]string{"mcp", "calculator", "--transport", "pigeon"}, `unknown transport "pigeon"`},
+	} {
+		r := toolscope(t, "", c.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want usage and %q", c.args, r.code, r.stderr, c.want)
+		}
 	}
 }

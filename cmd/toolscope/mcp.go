@@ -42,7 +42,7 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitUsage
 	}
 	if *transport != mcpserver.TransportStdio {
-		fmt.Fprintf(stderr, "toolscope mcp %s: serving MCP over %s at the URL below; Ctrl-C stops it\n", positional[0], *transport)
+		fmt.Fprintf(stderr, "toolscope mcp %s: serving MCP (%s transport) at the URL below; Ctrl-C stops it\n", positional[0], *transport)
 	}
 	if err := mcpserver.Serve(ctx, newServer(), *transport, *addr, stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "toolscope mcp %s: %v\n", positional[0], err)

@@ -16,7 +16,8 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if !ok {
 		return code
 	}
-	a, ok := f.setUp(ctx, stderr)
+	defer f.close()
+	a, ok := f.setUpAgent(ctx, stderr)
 	if !ok {
 		return exitUsage
 	}

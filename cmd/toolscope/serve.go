@@ -22,7 +22,10 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if _, code, ok := parseArgs(fs, args, 0, stderr); !ok {
 		return code
 	}
-	f.resolveAuto(ctx, stderr)
+	defer f.close()
+	if !f.setUp(ctx, stderr) {
+		return exitUsage
+	}
 	backend, err := f.newBackend()
 	if err != nil {
 		fmt.Fprintf(stderr, "toolscope: %v\n", err)
@@ -37,7 +40,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Hub:       runs.NewHub(*keep),
 		NewAgent:  f.agentFor,
 		Backend:   backend,
-		Tools:     func() []tools.Tool { return tools.Stubs(f.toolDelay) },
+		Tools:     func() []tools.Tool { return f.registry(f.toolDelay).Tools() },
+		MCP:       f.mcpServers,
+		Dialect:   f.dialect,
 		MaxRounds: f.maxRounds,
 		ToolDelay: f.toolDelay,
 		Think:     f.think.value,
@@ -73,6 +78,9 @@ func (f *engineFlags) agentFor(o server.RunOptions) (*agent.Agent, error) {
 	}
 	if o.Mode != "" {
 		g.mode = o.Mode
+	}
+	if o.Dialect != "" {
+		g.dialect = o.Dialect
 	}
 	if o.MaxRounds != 0 {
 		g.maxRounds = o.MaxRounds

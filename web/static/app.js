@@ -48,6 +48,7 @@ function runOptions() {
   const opts = {
     max_rounds: Number(f.max_rounds.value),
     tool_delay_ms: Math.round(Number(f.tool_delay.value) * 1000),
+    dialect: f.dialect.value,
   };
   if (f.think.value !== 'auto') opts.think = f.think.value === 'on';
   // The demo model has one model and one mode, so its fields are disabled.

@@ -3,9 +3,10 @@
 // the tag, so a model that writes markup only ever shows characters.
 import { slot } from './dom.js';
 
-// Special tokens such as <|im_start|>, and the tags of the Qwen3 / Hermes
-// tool-calling format.
-const MARK = /<\|[^|<>\s]{1,40}\|>|<\/?(?:think|tool_call|tool_response|tools)>/g;
+// Special tokens such as <|im_start|>, the tags of the Qwen3 / Hermes
+// tool-calling format, and the call markers of the other dialects.
+const MARK = /<\|[^|<>\s]{1,40}\|>|<\/?(?:think|tool_call|tool_response|tools)>|>>>CALL_FUNCTION<<<|<<function>>|\[TOOL_CALLS\]/g;
+const CALL_MARKERS = new Set(['>>>CALL_FUNCTION<<<', '<<function>>', '[TOOL_CALLS]']);
 
 // The longest text that may still grow into a mark, for RawStream.
 const LONGEST_MARK = 44;
@@ -21,7 +22,9 @@ const REGION_AFTER = {
 function mark(token) {
   const span = document.createElement('span');
   // tok-special, or tok-think, tok-tool_call …: one colour per tag name.
-  span.className = token.startsWith('<|') ? 'tok tok-special' : `tok tok-${token.replace(/[</>]/g, '')}`;
+  if (token.startsWith('<|')) span.className = 'tok tok-special';
+  else if (CALL_MARKERS.has(token)) span.className = 'tok tok-tool_call';
+  else span.className = `tok tok-${token.replace(/[</>]/g, '')}`;
   span.textContent = token;
   return span;
 }

@@ -156,7 +156,7 @@ const handlers = {
     const { mode, prompt, think, messages = [] } = e.input;
     const last = messages.at(-1);
     const size = prompt ? [plural(prompt.length, 'character')] : [];
-    meta(card, [this.info?.model, `${mode} mode`, plural(messages.length, 'message'), ...size, `thinking ${think ? 'on' : 'off'}`]
+    meta(card, [this.info?.model, `${mode} mode`, this.info?.dialect && `${this.info.dialect} calls`, plural(messages.length, 'message'), ...size, `thinking ${think ? 'on' : 'off'}`]
       .filter(Boolean).join(' · '));
     fill(card, { 'last-role': last ? `newest: ${last.role}` : '', 'last-text': last ? shorten(last.content, 240) : '' });
     slot(card, 'view').addEventListener('click', () => this.showInput(e.input, e.round));
