@@ -15,7 +15,7 @@ func (s *Server) page(c *fiber.Ctx) error {
 	info := s.cfg.Backend.Info()
 	data := web.PageData{
 		Backend: info.Backend, Model: info.Model, Mode: info.Mode, Demo: info.Demo,
-		Dialect: s.cfg.Dialect, Dialects: dialectNames(),
+		Dialect: s.cfg.Dialect, Dialects: streamparser.DialectNames(),
 		MaxRounds: s.cfg.MaxRounds, ToolDelayMS: int(s.cfg.ToolDelay.Milliseconds()), Think: s.cfg.Think,
 	}
 	for _, t := range s.cfg.Tools() {
@@ -42,10 +42,3 @@ func indent(schema json.RawMessage) string {
 	return b.String()
 }
 
-func dialectNames() []string {
-	var names []string
-	for _, d := range streamparser.Dialects() {
-		names = append(names, d.String())
-	}
-	return names
-}

@@ -46,6 +46,15 @@ func Dialects() []Dialect {
 	return ds
 }
 
+// DialectNames lists every dialect's name, the default first.
+func DialectNames() []string {
+	names := make([]string, len(syntaxes))
+	for i, x := range syntaxes {
+		names[i] = x.name
+	}
+	return names
+}
+
 // String returns the dialect's name, as ParseDialect reads it.
 func (d Dialect) String() string {
 	if int(d) < len(syntaxes) {
@@ -56,14 +65,12 @@ func (d Dialect) String() string {
 
 // ParseDialect returns the dialect with the given name, ignoring case.
 func ParseDialect(name string) (Dialect, error) {
-	names := make([]string, len(syntaxes))
 	for i, x := range syntaxes {
 		if strings.EqualFold(name, x.name) {
 			return Dialect(i), nil
 		}
-		names[i] = x.name
 	}
-	return 0, fmt.Errorf("unknown tool-call dialect %q: use one of %s", name, strings.Join(names, ", "))
+	return 0, fmt.Errorf("unknown tool-call dialect %q: use one of %s", name, strings.Join(DialectNames(), ", "))
 }
 
 func (d Dialect) syntax() *syntax {

@@ -43,7 +43,7 @@ func newFlagSet(name, synopsis string, stderr io.Writer, f *engineFlags) *flag.F
 	fs.StringVar(&f.model, "model", "qwen3:4b", "Ollama model")
 	fs.StringVar(&f.host, "ollama-host", "", "Ollama address (default $OLLAMA_HOST, else 127.0.0.1:11434)")
 	fs.StringVar(&f.mode, "mode", llm.ModeRaw, "raw: toolscope renders the prompt and sends it verbatim; chat: Ollama's /api/chat renders it")
-	fs.StringVar(&f.dialect, "dialect", streamparser.Hermes.String(), "how the model is told to write tool calls: "+dialectNames())
+	fs.StringVar(&f.dialect, "dialect", streamparser.Hermes.String(), "how the model is told to write tool calls: "+strings.Join(streamparser.DialectNames(), ", "))
 	fs.IntVar(&f.maxRounds, "max-rounds", agent.DefaultMaxRounds, "most model replies in one run")
 	fs.DurationVar(&f.toolDelay, "tool-delay", 3*time.Second, "how long the stub tools take")
 	fs.DurationVar(&f.toolTimeout, "tool-timeout", agent.DefaultToolTimeout, "longest a tool may run before its call fails")
@@ -156,14 +156,6 @@ func (f *engineFlags) newBackend() (llm.Backend, error) {
 		return demo.New(demo.Config{TokenDelay: f.demoDelay}), nil
 	}
 	return nil, fmt.Errorf("unknown backend %q: use ollama, demo or auto", f.backend)
-}
-
-func dialectNames() string {
-	var names []string
-	for _, d := range streamparser.Dialects() {
-		names = append(names, d.String())
-	}
-	return strings.Join(names, ", ")
 }
 
 // optionalBool is a boolean flag that remembers whether it was set.
