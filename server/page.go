@@ -41,4 +41,3 @@ func indent(schema json.RawMessage) string {
 	}
 	return b.String()
 }
-
