@@ -65,15 +65,22 @@ func TestRunRecordsEveryEvent(t *testing.T) {
 	}
 }
 
-func TestResumeAndSecondViewer(t *testing.T) {
-	h := NewHub(10)
-	defer h.Close()
+// startHeld starts a run whose tool call blocks until g is released.
+func startHeld(t *testing.T, h *Hub) (*Run, *toolstest.Gate) {
+	t.Helper()
 	g := toolstest.NewGate("send_mail")
 	r, err := h.Start(Spec{Message: request, Agent: newAgent(t, g.Tool())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-g.Started
+	return r, g
+}
+
+func TestResumeAndSecondViewer(t *testing.T) {
+	h := NewHub(10)
+	defer h.Close()
+	r, g := startHeld(t, h)
 	early, _, _ := r.Since(0)
 	resumeAt := early[len(early)/2].Seq
 
@@ -97,12 +104,7 @@ func TestResumeAndSecondViewer(t *testing.T) {
 func TestCancel(t *testing.T) {
 	h := NewHub(10)
 	defer h.Close()
-	g := toolstest.NewGate("send_mail")
-	r, err := h.Start(Spec{Message: request, Agent: newAgent(t, g.Tool())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-g.Started
+	r, _ := startHeld(t, h)
 	r.Cancel()
 	events := follow(r, 0)
 	if last := events[len(events)-1]; last.Reason != agent.Cancelled {
@@ -173,12 +175,7 @@ func TestKeepsBoundedRuns(t *testing.T) {
 
 func TestCloseCancelsRuns(t *testing.T) {
 	h := NewHub(10)
-	g := toolstest.NewGate("send_mail")
-	r, err := h.Start(Spec{Message: request, Agent: newAgent(t, g.Tool())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-g.Started
+	r, _ := startHeld(t, h)
 	h.Close()
 	if snap := r.Snapshot(); !snap.Done || snap.Reason != agent.Cancelled {
 		t.Fatalf("after Close the run is %+v, want cancelled", snap)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscope/toolscope/internal/nettest"
+
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/demo"
@@ -363,7 +365,7 @@ func TestHealthModelsTools(t *testing.T) {
 	}{
 		{"ready", ollamaServer.Host(), "qwen3:4b", true, ""},
 		{"model not pulled", ollamaServer.Host(), "qwen9:1b", false, "ollama pull qwen9:1b"},
-		{"ollama down", ollamatest.Unreachable(t), "qwen3:4b", false, "start it with 'ollama serve'"},
+		{"ollama down", nettest.ClosedAddress(t), "qwen3:4b", false, "start it with 'ollama serve'"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			backend, err := ollama.New(ollama.Config{Host: c.host, Model: c.model})

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscope/toolscope/internal/nettest"
+
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -679,15 +681,6 @@ func TestPendingText(t *testing.T) {
 // says where, and what to do next.
 func TestErrorsSayWhatToDo(t *testing.T) {
 	t.Parallel()
-	closedPort := func(t *testing.T) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		return addr
-	}
 	tests := []struct {
 		name    string
 		backend func(t *testing.T) llm.Backend
@@ -697,7 +690,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 			return ollamaModel(t, ollamatest.New(t).Host(), "llama9:1b")
 		}, "run 'ollama pull llama9:1b'"},
 		{"Ollama not running", func(t *testing.T) llm.Backend {
-			return ollamaModel(t, closedPort(t), "qwen3:4b")
+			return ollamaModel(t, nettest.ClosedAddress(t), "qwen3:4b")
 		}, "start it with 'ollama serve'"},
 	}
 	for _, tt := range tests {

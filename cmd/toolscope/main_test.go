@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolscope/toolscope/internal/nettest"
+
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm/ollamatest"
 )
@@ -106,7 +108,7 @@ func TestRunJSON(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	server := ollamatest.New(t)
-	closed := ollamatest.Unreachable(t)
+	closed := nettest.ClosedAddress(t)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -183,7 +185,7 @@ func TestRunDemo(t *testing.T) {
 }
 
 func TestServeFallsBackToDemo(t *testing.T) {
-	cmd := exec.Command(binary, "serve", "--backend", "auto", "--ollama-host", ollamatest.Unreachable(t), "--addr", "127.0.0.1:0")
+	cmd := exec.Command(binary, "serve", "--backend", "auto", "--ollama-host", nettest.ClosedAddress(t), "--addr", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -5,13 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolscope/toolscope/internal/nettest"
+
 	"github.com/toolscope/toolscope/llm/ollamatest"
 )
 
 func TestCheck(t *testing.T) {
 	server := ollamatest.New(t)
 	server.AddModel("llama3.2:latest", ollamatest.Model{Template: "{{ .Prompt }}"})
-	closed := ollamatest.Unreachable(t)
+	closed := nettest.ClosedAddress(t)
 	for _, c := range []struct {
 		name, host, model, want string
 	}{

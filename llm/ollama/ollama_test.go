@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscope/toolscope/internal/nettest"
+
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/model/renderers"
 
@@ -321,7 +323,7 @@ func TestCutStreamDeliversWhatArrived(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
-	addr := ollamatest.Unreachable(t)
+	addr := nettest.ClosedAddress(t)
 	b, err := ollama.New(ollama.Config{Host: addr})
 	if err != nil {
 		t.Fatal(err)

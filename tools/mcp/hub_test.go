@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolscope/toolscope/internal/nettest"
 
 	"github.com/toolscope/toolscope/mcpserver"
 	"github.com/toolscope/toolscope/tools"
@@ -316,7 +317,7 @@ func TestNoiseOnStdoutIsTolerated(t *testing.T) {
 }
 
 func TestBrokenServersAreReportedAndTheOthersWork(t *testing.T) {
-	unreachable := mcp.ServerSpec{Name: "unreachable", URL: "http://" + closedPort(t) + "/mcp"}
+	unreachable := mcp.ServerSpec{Name: "unreachable", URL: "http://" + nettest.ClosedAddress(t) + "/mcp"}
 	hub, err := mcp.Connect(t.Context(), []mcp.ServerSpec{
 		stdio("exit"), stdio("garbage"),
 		{Name: "missing", Command: "no-such-mcp-server-anywhere"},
@@ -366,17 +367,6 @@ func TestHandshakeTimeout(t *testing.T) {
 	// It ignores the end of its input, so it takes a signal to stop it.
 	hub.Close()
 	wantReaped(t, hub.Servers()[0].PID)
-}
-
-// closedPort returns an address nothing listens on.
-func closedPort(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }
 
 func TestCrashMidCall(t *testing.T) {
