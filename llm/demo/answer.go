@@ -99,12 +99,12 @@ func finalOutcomes(rounds []round) []outcome {
 // "tomorrow" where the tool wants 2026-11-30. It returns the calls to
 // make again and the reasoning behind them.
 func corrections(c conversation, outcomes []outcome) (retries []call, notes []string) {
-	ours := planCalls(c, readRequest(c.request, c.today)).calls
+	_, ours := c.intent()
 	seen := map[string]int{}
 	for _, o := range outcomes {
 		nth := seen[o.call.name]
 		seen[o.call.name]++
-		want, ok := nthCall(ours, o.call.name, nth)
+		want, ok := nthCall(ours.calls, o.call.name, nth)
 		if o.err == "" || !ok {
 			continue
 		}
@@ -113,14 +113,17 @@ func corrections(c conversation, outcomes []outcome) (retries []call, notes []st
 			fixed.args = map[string]any{}
 		}
 		changed := false
-		for _, name := range argOrder[o.call.name] {
+		t, _ := c.tool(o.call.name)
+		learnt, written := t.names()
+		for i, name := range learnt {
+			offered := written[i]
 			v, planned := want.args[name]
-			if !planned || !mentions(o.err, name) || jsonText(o.call.args[name]) == jsonText(v) {
+			if !planned || offered == "" || !mentions(o.err, offered) || jsonText(o.call.args[name]) == jsonText(v) {
 				continue
 			}
 			fixed.args[name] = v
 			changed = true
-			notes = append(notes, fmt.Sprintf("The %s argument was %s, but from the request it should be %s.", name, jsonText(o.call.args[name]), jsonText(v)))
+			notes = append(notes, fmt.Sprintf("The %s argument was %s, but from the request it should be %s.", offered, jsonText(o.call.args[name]), jsonText(v)))
 		}
 		if changed {
 			retries = append(retries, fixed)
@@ -153,12 +156,6 @@ func mentions(msg, param string) bool {
 	return regexp.MustCompile(pattern).MatchString(msg)
 }
 
-func jsonText(v any) string {
-	var b strings.Builder
-	writeJSON(&b, v)
-	return b.String()
-}
-
 // note is what the model thinks on reading the result.
 func (o outcome) note() string {
 	name := o.call.name
@@ -174,24 +171,29 @@ func (o outcome) note() string {
 // sentence reports the outcome to the person.
 func (o outcome) sentence() string {
 	k := o.call
+	trained := trainedName(k.name)
+	if skills[trained].sum != nil {
+		return o.sumSentence()
+	}
 	to := o.text("to")
 	if to == "" {
 		to = k.arg("to")
 	}
 	if o.err != "" {
-		switch k.name {
+		switch trained {
 		case sendMail:
 			return fmt.Sprintf("I couldn't send the email to %s: %s.", to, o.err)
 		case scheduleMeeting:
 			return fmt.Sprintf("I couldn't schedule %q: %s.", k.arg("title"), o.err)
 		case cancelMeeting:
 			return fmt.Sprintf("I couldn't cancel %q: %s.", k.arg("title"), o.err)
-		case "":
+		}
+		if k.name == "" {
 			return fmt.Sprintf("A tool call failed: %s.", o.err)
 		}
 		return fmt.Sprintf("%s failed: %s.", k.name, o.err)
 	}
-	switch k.name {
+	switch trained {
 	case sendMail:
 		return fmt.Sprintf("Your email to %s has been sent%s.", to, o.reference())
 	case scheduleMeeting:
@@ -202,7 +204,8 @@ func (o outcome) sentence() string {
 		return s + " for " + humanDate(k.arg("date")) + " at " + k.arg("time") + o.reference() + "."
 	case cancelMeeting:
 		return fmt.Sprintf("I cancelled %q on %s%s.", k.arg("title"), humanDate(k.arg("date")), o.reference())
-	case "":
+	}
+	if k.name == "" {
 		return fmt.Sprintf("The tool returned: %s.", clip(o.result))
 	}
 	return fmt.Sprintf("%s returned: %s.", k.name, clip(o.result))

@@ -2,13 +2,16 @@
 // machines with no Ollama, such as workshop laptops and CI.
 //
 // It behaves like a small Qwen3 model that knows the built-in tools
-// (send_mail, schedule_meeting, cancel_meeting). It reads only the
-// rendered prompt, exactly the text a real model would read: the tools
-// offered in the system prompt, today's date, the request and any
-// <tool_response> blocks. It then writes raw output token by token,
-// <think> reasoning and Hermes <tool_call> blocks included, so that the
-// rest of toolscope parses and runs it as it would a real model's. It is
-// deterministic: the same prompt always gets the same reply.
+// (send_mail, schedule_meeting, cancel_meeting) and those of toolscope's
+// calculator and converter MCP servers. It reads only the rendered prompt,
+// exactly the text a real model would read: the tools offered in the
+// system prompt and the dialect it says to write calls in, today's date,
+// the request and any <tool_response> blocks. It then writes raw output
+// token by token, <think> reasoning and tool calls in that dialect
+// included, so that the rest of toolscope parses and runs it as it would
+// a real model's. It does no arithmetic of its own: sums go to the
+// calculator, or get an honest "I can't". It is deterministic: the same
+// prompt always gets the same reply.
 package demo
 
 import (
@@ -68,7 +71,7 @@ func (m *Model) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) err
 		return llm.Stats{}, errors.New("demo model: the input has no prompt; build it with Prepare")
 	}
 	conv := readPrompt(in.Prompt)
-	pieces := tokenize(respond(conv).write(conv.start))
+	pieces := tokenize(respond(conv).write(conv))
 	stats = llm.Stats{PromptTokens: len(tokenize(in.Prompt)), PromptDuration: time.Since(start)}
 	evalStart := time.Now()
 	defer func() {

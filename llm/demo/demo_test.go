@@ -12,7 +12,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/streamparser"
+	"github.com/toolscope/toolscope/tools"
 )
 
 // parsed is a reply taken apart the way toolscope's parser sees it.
@@ -255,15 +258,9 @@ func TestOnlyOfferedToolsAreCalled(t *testing.T) {
 // A tool offered with fewer parameters than the built-in one gets only
 // the arguments its schema lists.
 func TestArgumentsFollowTheOfferedSchema(t *testing.T) {
-	msgs := []llm.Message{
-		{Role: llm.RoleSystem, Content: strings.Replace(systemPrompt("send_mail"), `"body":{"type":"string"}`, `"cc":{"type":"string"}`, 1)},
-		user("Send an email to john@example.com about the launch"),
-	}
-	in, err := New(Config{}).Prepare(context.Background(), llm.Request{Messages: msgs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := replyTo(t, in)
+	schema := json.RawMessage(`{"type": "object", "properties": {"to": {"type": "string"}, "subject": {"type": "string"}, "cc": {"type": "string"}}}`)
+	send := tools.Func("send_mail", "Send an email.", schema, func(context.Context, map[string]any) (string, error) { return "sent", nil })
+	got := replyTo(t, render(t, streamparser.Hermes, true, []tools.Tool{send}, user("Send an email to john@example.com about the launch")))
 	if len(got.calls) != 1 {
 		t.Fatalf("calls = %q, want one", got.rawCalls)
 	}
@@ -372,35 +369,39 @@ func TestAnswerAfterToolResponses(t *testing.T) {
 	}
 }
 
+// Pieces are whole characters, and tags and call markers arrive whole,
+// one a piece, as the single tokens they are.
 func TestPieces(t *testing.T) {
+	t.Parallel()
 	requests := []string{
 		"Schedule a sync with bob@co.com tomorrow at 9 and email him the agenda",
 		"Send an email to zoë@example.com about the café 🎉 opening",
-		"Wie spät ist es in München?",
+		"Convert 100 °C to Fahrenheit",
 	}
-	for _, r := range requests {
-		for _, think := range []bool{true, false} {
-			chunks := streamAll(t, conversationWith(t, think, allTools, user(r)))
-			out := strings.Join(chunks, "")
-			for _, c := range chunks {
-				if c == "" || !utf8.ValidString(c) {
-					t.Errorf("%q: chunk %q is empty or splits a character", r, c)
-				}
-				for _, special := range []string{"<think>", "</think>", "<tool_call>", "</tool_call>"} {
-					if c != special && strings.Contains(c, special) {
-						t.Errorf("%q: chunk %q holds %s and more", r, c, special)
-					}
-				}
-			}
-			for _, special := range []string{"<think>", "</think>", "<tool_call>", "</tool_call>"} {
-				whole := 0
+	for _, d := range streamparser.Dialects() {
+		specials := []string{"<think>", "</think>", dialectMarkers[d]}
+		if d == streamparser.Hermes {
+			specials = append(specials, "</tool_call>")
+		}
+		for _, r := range requests {
+			for _, think := range []bool{true, false} {
+				chunks := streamAll(t, render(t, d, think, offer(t, everyTool...), user(r)))
+				out := strings.Join(chunks, "")
 				for _, c := range chunks {
-					if c == special {
-						whole++
+					if c == "" || !utf8.ValidString(c) {
+						t.Errorf("%s %q: chunk %q is empty or splits a character", d, r, c)
 					}
 				}
-				if n := strings.Count(out, special); n != whole {
-					t.Errorf("%q: %s occurs %d times but arrives whole %d times", r, special, n, whole)
+				for _, special := range specials {
+					whole := 0
+					for _, c := range chunks {
+						if c == special {
+							whole++
+						}
+					}
+					if n := strings.Count(out, special); n != whole {
+						t.Errorf("%s %q: %s occurs %d times but arrives whole %d times", d, r, special, n, whole)
+					}
 				}
 			}
 		}
@@ -494,7 +495,7 @@ func TestStreamNeedsAPrompt(t *testing.T) {
 }
 
 func TestPrepare(t *testing.T) {
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(allTools...)}, user("hello")}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: agent.SystemPrompt(offer(t, allTools...), streamparser.Hermes, testNow)}, user("hello")}
 	off := false
 	tests := []struct {
 		name   string

@@ -27,6 +27,39 @@ type meeting struct {
 
 func (m meeting) when() string { return m.day.human() + " at " + m.clock.String() }
 
+// intent reads what the request asks the tools to do: the tools it needs,
+// by the names the model learnt, and the plan for calling them. It needs
+// none when no tool fits.
+func (c conversation) intent() (needs []string, p plan) {
+	clauses := readRequest(c.request, c.today)
+	for _, cl := range clauses {
+		if cl.tool != "" && !slices.Contains(needs, cl.tool) {
+			needs = append(needs, cl.tool)
+		}
+	}
+	if len(needs) > 0 {
+		return needs, planCalls(c, clauses)
+	}
+	var sums, tools []string
+	for _, k := range readSums(c.request) {
+		k = c.fit(k)
+		p.calls = append(p.calls, k)
+		needs = append(needs, trainedName(k.name))
+		sums = append(sums, sumText(k))
+		tools = append(tools, k.name)
+	}
+	if len(sums) == 0 {
+		return nil, plan{}
+	}
+	needs, tools = dedupe(needs), dedupe(tools)
+	works := "tool works"
+	if len(tools) > 1 {
+		works = "tools work"
+	}
+	p.notes = []string{fmt.Sprintf("That is %s. The %s %s that out, so I won't do it in my head.", join(sums, "and"), join(tools, "and"), works)}
+	return needs, p
+}
+
 // planCalls turns the clauses of a request into calls of the built-in
 // tools. A clause that leaves something out takes it from the clause
 // before: "schedule a sync with bob@co.com tomorrow at 9 and email him"
@@ -239,33 +272,34 @@ func trimGeneric(topic string) string {
 }
 
 // describe says what a call will do, for the model's reasoning.
-func describe(k call) string {
-	switch k.name {
+func (c conversation) describe(k call) string {
+	switch trainedName(k.name) {
 	case sendMail:
-		return fmt.Sprintf("send_mail to %s with the subject %q and a short message", k.arg("to"), k.arg("subject"))
+		return fmt.Sprintf("%s to %s with the subject %q and a short message", k.name, k.arg("to"), k.arg("subject"))
 	case scheduleMeeting:
-		s := fmt.Sprintf("schedule_meeting for %q", k.arg("title"))
+		s := fmt.Sprintf("%s for %q", k.name, k.arg("title"))
 		if who := textList(k.args["attendees"]); len(who) > 0 {
 			s += " with " + join(who, "and")
 		}
 		return s + fmt.Sprintf(" on %s at %s", k.arg("date"), k.arg("time"))
 	case cancelMeeting:
-		return fmt.Sprintf("cancel_meeting for %q on %s", k.arg("title"), k.arg("date"))
+		return fmt.Sprintf("%s for %q on %s", k.name, k.arg("title"), k.arg("date"))
 	}
-	return k.name
+	var args []string
+	for _, a := range c.written(k) {
+		args = append(args, a.name+" = "+jsonText(a.value))
+	}
+	if len(args) == 0 {
+		return k.name
+	}
+	return k.name + " with " + join(args, "and")
 }
 
-// fit drops arguments that the offered tool's schema does not list, so
-// that a tool offered with fewer parameters gets only those.
+// fit names a planned call after the offered tool that does it, which an
+// MCP host may have renamed (see offered).
 func (c conversation) fit(k call) call {
-	t, _ := c.tool(k.name)
-	if t.params == nil {
-		return k
-	}
-	for name := range k.args {
-		if !t.params[name] {
-			delete(k.args, name)
-		}
+	if t, ok := c.offered(k.name); ok {
+		k.name = t.name
 	}
 	return k
 }

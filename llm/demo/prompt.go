@@ -2,9 +2,15 @@ package demo
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/toolscope/toolscope/streamparser"
 )
 
 // conversation is what the demo model understands of a rendered Qwen3
@@ -12,6 +18,8 @@ import (
 type conversation struct {
 	tools []tool    // offered in the system prompt, in order
 	today time.Time // midnight UTC; zero when the system prompt does not say
+	// dialect is how the system prompt says to write calls.
+	dialect streamparser.Dialect
 	// request is the person's last request, without its /think switch.
 	request string
 	// rounds are the tool calls made for request so far and their results.
@@ -22,7 +30,7 @@ type conversation struct {
 // tool is a function offered in the <tools> block.
 type tool struct {
 	name   string
-	params map[string]bool // nil when the schema lists no properties
+	params []string // in the schema's order; nil when it lists none
 }
 
 // round is one reply with tool calls and the user turn that answered them.
@@ -45,12 +53,29 @@ const (
 	thinkWritten
 )
 
-// offers reports whether the prompt offers the named tool.
-func (c conversation) offers(name string) bool {
-	_, ok := c.tool(name)
+// offers reports whether the prompt offers a tool the model learnt as
+// trained (see offered).
+func (c conversation) offers(trained string) bool {
+	_, ok := c.offered(trained)
 	return ok
 }
 
+// offered finds the tool the model learnt as trained among those offered:
+// by its name, or else by the name an MCP host gives a tool whose name two
+// servers share, the server's name, '_' and the tool's name.
+func (c conversation) offered(trained string) (tool, bool) {
+	if t, ok := c.tool(trained); ok {
+		return t, true
+	}
+	for _, t := range c.tools {
+		if strings.HasSuffix(t.name, "_"+trained) {
+			return t, true
+		}
+	}
+	return tool{}, false
+}
+
+// tool finds an offered tool by its name.
 func (c conversation) tool(name string) (tool, bool) {
 	for _, t := range c.tools {
 		if t.name == name {
@@ -58,6 +83,64 @@ func (c conversation) tool(name string) (tool, bool) {
 		}
 	}
 	return tool{}, false
+}
+
+// names pairs the parameters the model learnt for t with those t's schema
+// lists: each with the one of the same name or, when the schema uses none
+// of the learnt names (multiply(x, y) for multiply(a, b)), with the one in
+// the same place. A parameter with no counterpart pairs with "". A schema
+// that lists no parameters takes the learnt ones.
+func (t tool) names() (learnt, offered []string) {
+	learnt = skills[trainedName(t.name)].params
+	if t.params == nil {
+		return learnt, learnt
+	}
+	offered = make([]string, len(learnt))
+	named := false
+	for i, p := range learnt {
+		if slices.Contains(t.params, p) {
+			offered[i], named = p, true
+		}
+	}
+	if !named {
+		copy(offered, t.params)
+	}
+	return learnt, offered
+}
+
+// written lists k's arguments as the model writes them for the offered
+// tool: the learnt parameters in their order, under the names the tool's
+// schema gives them, then any others, sorted. An argument that the schema
+// has no place for is left out.
+func (c conversation) written(k call) []argument {
+	t, _ := c.tool(k.name)
+	learnt, offered := t.names()
+	var args []argument
+	for i, name := range offered {
+		if v, ok := k.args[learnt[i]]; ok && name != "" {
+			args = append(args, argument{name, v})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(k.args)) {
+		if !slices.Contains(learnt, name) && (t.params == nil || slices.Contains(t.params, name)) {
+			args = append(args, argument{name, k.args[name]})
+		}
+	}
+	return args
+}
+
+// learnt renames the arguments of a call read from an earlier reply to
+// the parameter names the model learnt for its tool, undoing written.
+func (c conversation) learnt(k call) call {
+	t, _ := c.tool(k.name)
+	learnt, offered := t.names()
+	for i, name := range offered {
+		if v, ok := k.args[name]; ok && name != learnt[i] {
+			delete(k.args, name)
+			k.args[learnt[i]] = v
+		}
+	}
+	return k
 }
 
 // turn is one <|im_start|>role … <|im_end|> block of the prompt.
@@ -81,6 +164,7 @@ func readPrompt(prompt string) conversation {
 		switch {
 		case t.role == "system":
 			c.tools = append(c.tools, readTools(t.content)...)
+			c.dialect = readDialect(t.content)
 			if today := readToday(t.content); !today.IsZero() {
 				c.today = today
 			}
@@ -96,7 +180,11 @@ func readPrompt(prompt string) conversation {
 	for _, t := range turns[request+1:] {
 		switch {
 		case t.role == "assistant" && !t.open:
-			c.rounds = append(c.rounds, round{calls: readCalls(t.content)})
+			var calls []call
+			for _, k := range readCalls(t.content, c.dialect, c.toolNames()) {
+				calls = append(calls, c.learnt(k))
+			}
+			c.rounds = append(c.rounds, round{calls: calls})
 		case t.role == "user":
 			if len(c.rounds) == 0 {
 				c.rounds = append(c.rounds, round{})
@@ -158,23 +246,15 @@ func readTools(system string) []tool {
 	}
 	var tools []tool
 	for _, line := range strings.Split(m[1], "\n") {
-		var sig struct {
-			Function struct {
-				Name       string `json:"name"`
-				Parameters struct {
-					Properties map[string]json.RawMessage `json:"properties"`
-				} `json:"parameters"`
-			} `json:"function"`
-		}
+		var sig api.Tool // whose properties keep the schema's order
 		if json.Unmarshal([]byte(line), &sig) != nil || sig.Function.Name == "" {
 			continue
 		}
 		t := tool{name: sig.Function.Name}
-		for p := range sig.Function.Parameters.Properties {
-			if t.params == nil {
-				t.params = map[string]bool{}
+		if props := sig.Function.Parameters.Properties; props != nil {
+			for name := range props.All() {
+				t.params = append(t.params, name)
 			}
-			t.params[p] = true
 		}
 		tools = append(tools, t)
 	}
@@ -200,11 +280,7 @@ func isResponses(content string) bool {
 	return strings.HasPrefix(strings.TrimSpace(content), "<tool_response>")
 }
 
-var (
-	responseRE = regexp.MustCompile(`(?s)<tool_response>\n?(.*?)\n?</tool_response>`)
-	callRE     = regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*</tool_call>`)
-	thinkRE    = regexp.MustCompile(`(?s)<think>.*?</think>`)
-)
+var responseRE = regexp.MustCompile(`(?s)<tool_response>\n?(.*?)\n?</tool_response>`)
 
 func readResponses(content string) []string {
 	var out []string
@@ -212,21 +288,4 @@ func readResponses(content string) []string {
 		out = append(out, m[1])
 	}
 	return out
-}
-
-// readCalls reads the <tool_call> blocks of an earlier reply, skipping
-// any written while thinking. A block that does not parse still counts,
-// as a call with no name, so that results keep lining up with calls.
-func readCalls(content string) []call {
-	content = thinkRE.ReplaceAllString(content, "")
-	var calls []call
-	for _, m := range callRE.FindAllStringSubmatch(content, -1) {
-		var c struct {
-			Name      string         `json:"name"`
-			Arguments map[string]any `json:"arguments"`
-		}
-		_ = json.Unmarshal([]byte(m[1]), &c) // a bad block stays a call with no name
-		calls = append(calls, call{name: c.Name, args: c.Arguments})
-	}
-	return calls
 }

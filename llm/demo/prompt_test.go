@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/toolscope/toolscope/streamparser"
 )
 
 func TestReadPrompt(t *testing.T) {
@@ -21,7 +23,7 @@ func TestReadPrompt(t *testing.T) {
 	if !reflect.DeepEqual(names, allTools) {
 		t.Errorf("tools = %v, want %v", names, allTools)
 	}
-	if send, _ := c.tool("send_mail"); !reflect.DeepEqual(send.params, map[string]bool{"to": true, "subject": true, "body": true}) {
+	if send, _ := c.tool("send_mail"); !reflect.DeepEqual(send.params, []string{"to", "subject", "body"}) {
 		t.Errorf("send_mail params = %v", send.params)
 	}
 	if got := c.today.Format("2006-01-02"); got != "2026-11-29" {
@@ -65,9 +67,22 @@ func TestReadOpening(t *testing.T) {
 // A call whose JSON is broken still counts, so that results stay paired
 // with the calls they answer.
 func TestReadCallsKeepsBrokenBlocks(t *testing.T) {
-	got := readCalls("<tool_call>\n{\"name\": \"send_mail\", \n</tool_call>\n<tool_call>\n{\"name\": \"cancel_meeting\", \"arguments\": {}}\n</tool_call>")
+	got := readCalls("<tool_call>\n{\"name\": \"send_mail\", \n</tool_call>\n<tool_call>\n{\"name\": \"cancel_meeting\", \"arguments\": {}}\n</tool_call>", streamparser.Hermes, allTools)
 	want := []call{{}, {name: "cancel_meeting", args: map[string]any{}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("readCalls = %+v, want %+v", got, want)
+	}
+}
+
+// Parameters keep the schema's order; a line that is no signature is
+// skipped.
+func TestReadTools(t *testing.T) {
+	system := "<tools>\n" +
+		`{"type": "function", "function": {"name": "b", "parameters": {"$schema": "x", "type": "object", "properties": {"z": {"type": ["number", "string"], "default": 1}, "a": {"type": "object", "properties": {"n": {}}, "additionalProperties": false}}}}}` + "\n" +
+		"not a signature\n" +
+		`{"type": "function", "function": {"name": "none", "parameters": {"type": "object"}}}` + "\n</tools>"
+	want := []tool{{name: "b", params: []string{"z", "a"}}, {name: "none"}}
+	if got := readTools(system); !reflect.DeepEqual(got, want) {
+		t.Errorf("readTools = %+v, want %+v", got, want)
 	}
 }

@@ -3,7 +3,6 @@ package demo
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -18,22 +17,18 @@ type reply struct {
 	calls    []call
 }
 
-// write renders the reply as raw model output for the given opening.
-func (r reply) write(o opening) string {
+// write renders the reply to c as raw model output: the opening the
+// prompt calls for, and calls in the dialect it teaches.
+func (r reply) write(c conversation) string {
 	var b strings.Builder
-	switch o {
+	switch c.start {
 	case thinkFirst:
 		b.WriteString("<think>\n" + strings.Join(r.thinking, " ") + "\n</think>\n\n")
 	case thinkSkipped:
 		b.WriteString("<think>\n\n</think>\n\n")
 	}
 	b.WriteString(r.text)
-	for i, k := range r.calls {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString("<tool_call>\n" + k.hermes() + "\n</tool_call>")
-	}
+	formatOf(c.dialect).write(&b, r.calls, c.written)
 	return b.String()
 }
 
@@ -49,19 +44,13 @@ func respond(c conversation) reply {
 // act replies to a new request: tool calls, a question when a detail is
 // missing, or plain text when no tool fits.
 func act(c conversation) reply {
-	clauses := readRequest(c.request, c.today)
-	var wanted []string
-	for _, cl := range clauses {
-		if cl.tool != "" && !slices.Contains(wanted, cl.tool) {
-			wanted = append(wanted, cl.tool)
-		}
-	}
-	if len(wanted) == 0 {
+	needs, p := c.intent()
+	if len(needs) == 0 {
 		return chat(c)
 	}
 	wants := "Okay, " + paraphrase(c.request)
 	var absent []string
-	for _, t := range wanted {
+	for _, t := range needs {
 		if !c.offers(t) {
 			absent = append(absent, t)
 		}
@@ -69,7 +58,6 @@ func act(c conversation) reply {
 	if len(absent) > 0 {
 		return unavailable(c, wants, absent)
 	}
-	p := planCalls(c, clauses)
 	if len(p.gaps) > 0 {
 		return reply{
 			thinking: []string{strings.TrimSuffix(wants, ".") + ", but " + join(p.gaps, "and") + ".", "I shouldn't guess, so I'll ask."},
@@ -78,19 +66,26 @@ func act(c conversation) reply {
 	}
 	var plans []string
 	for _, k := range p.calls {
-		plans = append(plans, describe(k))
+		plans = append(plans, c.describe(k))
 	}
 	thinking := append([]string{wants}, p.notes...)
 	thinking = append(thinking, "I'll call "+strings.Join(plans, ", then ")+".")
 	return reply{thinking: thinking, calls: p.calls}
 }
 
-// unavailable says that tools the request needs are not offered.
+// unavailable says that tools the request needs, by the names the model
+// learnt, are not offered. A sum it does not work out itself: a scripted
+// model's arithmetic would be made up.
 func unavailable(c conversation, wants string, absent []string) reply {
-	var can []string
+	var can, servers []string
 	for _, t := range absent {
-		can = append(can, abilities[t])
+		s := skills[t]
+		can = append(can, s.ability)
+		if s.server != "" {
+			servers = append(servers, fmt.Sprintf(`--mcp "toolscope mcp %s"`, s.server))
+		}
 	}
+	can, servers = dedupe(can), dedupe(servers)
 	have := "I have no tools at all here."
 	if len(c.tools) > 0 {
 		have = "The tools I have are: " + join(c.toolNames(), "and") + "."
@@ -99,24 +94,14 @@ func unavailable(c conversation, wants string, absent []string) reply {
 	if len(absent) > 1 {
 		verb = "aren't"
 	}
-	return reply{
-		thinking: []string{wants, fmt.Sprintf("But %s %s among my tools, so I can't do that. I'll tell the user.", join(absent, "and"), verb)},
-		text:     fmt.Sprintf("I can't %s: %s %s among the tools I was given. %s", join(can, "or"), join(absent, "and"), verb, have),
+	thinking := fmt.Sprintf("But %s %s among my tools, so I can't do that. I'll tell the user.", join(absent, "and"), verb)
+	text := fmt.Sprintf("I can't %s: %s %s among the tools I was given. %s", join(can, "or"), join(absent, "and"), verb, have)
+	if len(servers) > 0 {
+		thinking = fmt.Sprintf("But %s %s among my tools, and I must not make the result up. I'll tell the user.", join(absent, "and"), verb)
+		text += " As the offline demo model I don't work numbers out myself, so I won't guess. Start toolscope with " +
+			join(servers, "and") + " to give me the tool."
 	}
-}
-
-// abilities says what each built-in tool lets the model do.
-var abilities = map[string]string{
-	sendMail:        "send emails",
-	scheduleMeeting: "schedule meetings",
-	cancelMeeting:   "cancel meetings",
-}
-
-// examples are requests that the demo model handles well, to suggest.
-var examples = map[string]string{
-	sendMail:        "Send an email to john@example.com about tomorrow's standup",
-	scheduleMeeting: "Schedule a meeting with alice@example.com tomorrow at 10:00",
-	cancelMeeting:   "Cancel the standup meeting on Friday",
+	return reply{thinking: []string{wants, thinking}, text: text}
 }
 
 var (
@@ -131,13 +116,14 @@ func chat(c conversation) reply {
 	var can []string
 	example := ""
 	for _, t := range c.tools {
-		if a, ok := abilities[t.name]; ok {
-			can = append(can, a)
+		if s, ok := skills[trainedName(t.name)]; ok {
+			can = append(can, s.ability)
 			if example == "" {
-				example = examples[t.name]
+				example = s.example
 			}
 		}
 	}
+	can = dedupe(can)
 	offer := "None of the tools offered here are ones I know how to use."
 	if len(can) > 0 {
 		offer = fmt.Sprintf("With the tools offered here I can %s. Try: %q.", join(can, "and"), example)

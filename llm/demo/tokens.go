@@ -6,14 +6,23 @@ import (
 	"unicode/utf8"
 )
 
-// specialTokens are single tokens in Qwen's vocabulary. They are cut out
-// before the text around them is split, as a real tokenizer does, so each
-// one always arrives as one whole piece.
-var specialTokens = []string{
+// specialTokens are single tokens: Qwen's own, and the marker that opens a
+// call in each dialect. They are cut out before the text around them is
+// split, as a real tokenizer does, so each one always arrives as one whole
+// piece.
+var specialTokens = append([]string{
 	"<|im_start|>", "<|im_end|>",
 	"<think>", "</think>",
-	"<tool_call>", "</tool_call>",
+	"</tool_call>",
 	"<tool_response>", "</tool_response>",
+}, markers()...)
+
+func markers() []string {
+	var ms []string
+	for _, f := range formats {
+		ms = append(ms, f.marker)
+	}
+	return ms
 }
 
 // maxPieceRunes bounds a piece: a tokenizer's vocabulary has no very long
