@@ -106,9 +106,10 @@ type Parser struct {
 	textTags []string
 	nameTags int
 	firsts   string // the first bytes of textTags
-	// last is the reply-text byte before the scan position, 0 after a tag
-	// or a call: a tool's bare name opens a call only where a word starts.
-	last byte
+	// lead is the last reply-text byte before the scan position that is
+	// not a space or a tab, 0 after a tag or a call. A tool's bare name
+	// opens a call only where a call can stand: see callCanStart.
+	lead byte
 	// bareObject: a '{' at the scan position opens a call.
 	bareObject bool
 
@@ -242,7 +243,7 @@ func (p *Parser) scanText(s string, emit func(Event)) string {
 		}
 		at := from + i
 		tags := p.tags()
-		if p.mode == inText && isIdent(p.before(s, at)) {
+		if p.mode == inText && !callCanStart(p.leadBefore(s, at)) {
 			tags = tags[:p.nameTags]
 		}
 		if tag, prefix := matchTag(s[at:], tags); tag != "" || prefix {
@@ -252,12 +253,27 @@ func (p *Parser) scanText(s string, emit func(Event)) string {
 	}
 }
 
-// before returns the reply-text byte before s[at].
-func (p *Parser) before(s string, at int) byte {
-	if at > 0 {
-		return s[at-1]
+// leadBefore returns the last reply-text byte before s[at] that is not a
+// space or a tab.
+func (p *Parser) leadBefore(s string, at int) byte {
+	if i := strings.LastIndexFunc(s[:at], notBlank); i >= 0 {
+		return s[i]
 	}
-	return p.last
+	return p.lead
+}
+
+func notBlank(r rune) bool { return r != ' ' && r != '\t' }
+
+// callCanStart reports whether a bare call may follow lead: at the start
+// of the reply or of a line, or inside a list of calls as Llama writes
+// them, "[a(x=1), b(y=2)]". Elsewhere, "add(a=2, b=3)" is prose quoting a
+// call (an error message's example, say), not a call.
+func callCanStart(lead byte) bool {
+	switch lead {
+	case 0, '\n', '[', ',', ';':
+		return true
+	}
+	return false
 }
 
 // scanTagged reads a call that ends at a closing tag; a closing tag
@@ -419,7 +435,9 @@ func (p *Parser) chars(s string, emit func(Event)) {
 	}
 	switch p.mode {
 	case inText:
-		p.last = s[len(s)-1]
+		if i := strings.LastIndexFunc(s, notBlank); i >= 0 {
+			p.lead = s[i]
+		}
 		if p.bareObject && blankPrefix(s) < len(s) {
 			p.bareObject = false
 		}
@@ -434,7 +452,7 @@ func (p *Parser) chars(s string, emit func(Event)) {
 
 // enter acts on a complete tag.
 func (p *Parser) enter(tag string, emit func(Event)) {
-	p.last = 0
+	p.lead = 0
 	switch {
 	case tag == thinkOpen:
 		p.mode = inThinking
@@ -481,7 +499,7 @@ func (p *Parser) endCall(closer, reason string, emit func(Event)) {
 	emit(Event{Kind: kind, Index: p.calls, Call: c})
 	p.calls++
 	p.mode = inText
-	p.last = 0
+	p.lead = 0
 	p.bareObject = p.syn.bareObject
 }
 

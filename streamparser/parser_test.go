@@ -359,7 +359,7 @@ func TestPending(t *testing.T) {
 	}{
 		{Options{}, []string{"Hi <tool_", "call>", "\xf0\x9f"}, []string{"<tool_", "", "\xf0\x9f"}},
 		{Options{Dialect: Marker}, []string{"Hi >>>CALL", "_FUNCTION<<<"}, []string{">>>CALL", ""}},
-		{Options{Dialect: Pythonic, Tools: []string{"get_weather"}}, []string{"Hi get_wea", "ther(", "x my_get_wea"}, []string{"get_wea", "", ""}},
+		{Options{Dialect: Pythonic, Tools: []string{"get_weather"}}, []string{"Hi\nget_wea", "ther(", "x\nmy_get_wea", "\nsay get_wea"}, []string{"get_wea", "", "", ""}},
 		{Options{Dialect: Fenced}, []string{"```js", "on\n{}\n``", "`"}, []string{"```js", "``", ""}},
 	}
 	for _, tt := range tests {

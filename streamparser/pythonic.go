@@ -12,8 +12,9 @@ import (
 )
 
 // pythonic: a call is written as Python, name(arg=value, …), either after
-// <<function>> or bare, where name is one of Options.Tools and starts a
-// word (my_tool( and obj.tool( are text). The call ends at the parenthesis
+// <<function>> or bare, where name is one of Options.Tools and stands
+// where a call can (see callCanStart: not in the middle of prose). The
+// call ends at the parenthesis
 // that balances its first one; strings in either quote, with backslash
 // escapes, hide brackets. Raw is name(…), with any spaces after the marker.
 //

@@ -15,12 +15,17 @@ func pythonicCases() []parserCase {
 			want:  seq(call(0, "get_weather", `{"city":"Paris","days":3}`, `get_weather(city="Paris", days=3)`, fn+`get_weather(city="Paris", days=3)`)),
 		},
 		{
-			name:  "bare, in text",
-			input: "Let me check. get_weather(city='Paris', units=None, detailed=True, tags=['a', \"b\"], opts={'k': 1.5, \"n\": -2})\nOK",
-			want: seq(txt("Let me check. "),
+			name:  "bare, on a line of its own",
+			input: "Let me check.\n  get_weather(city='Paris', units=None, detailed=True, tags=['a', \"b\"], opts={'k': 1.5, \"n\": -2})\nOK",
+			want: seq(txt("Let me check.\n  "),
 				pcall(0, "get_weather", `{"city":"Paris","units":null,"detailed":true,"tags":["a","b"],"opts":{"k":1.5,"n":-2}}`,
 					"get_weather(city='Paris', units=None, detailed=True, tags=['a', \"b\"], opts={'k': 1.5, \"n\": -2})"),
 				txt("\nOK")),
+		},
+		{
+			name:  "bare, quoted in prose, is text",
+			input: "The error says: try get_weather(city='Paris') instead.",
+			want:  seq(txt("The error says: try get_weather(city='Paris') instead.")),
 		},
 		{
 			name:  "a list of calls",
