@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/template"
@@ -24,13 +25,13 @@ var qwen3File string
 // using Ollama's own template code so that the result is byte for byte what
 // Ollama itself would send to the model.
 func Render(tmpl string, msgs []Message, think bool) (string, error) {
-	t, err := template.Parse(tmpl)
+	t, err := parse(tmpl)
 	if err != nil {
-		return "", fmt.Errorf("parse the model's template: %w", err)
+		return "", err
 	}
 	var b strings.Builder
 	err = t.Execute(&b, template.Values{
-		Messages:   toAPI(msgs),
+		Messages:   APIMessages(msgs),
 		Think:      think,
 		IsThinkSet: true,
 	})
@@ -40,7 +41,25 @@ func Render(tmpl string, msgs []Message, think bool) (string, error) {
 	return b.String(), nil
 }
 
-func toAPI(msgs []Message) []api.Message {
+// parsed caches templates by their text: a conversation renders its
+// template once per round, and parsing costs more than executing.
+var parsed sync.Map // template text → *template.Template; one per model used
+
+func parse(tmpl string) (*template.Template, error) {
+	if t, ok := parsed.Load(tmpl); ok {
+		return t.(*template.Template), nil
+	}
+	t, err := template.Parse(tmpl)
+	if err != nil {
+		return nil, fmt.Errorf("parse the model's template: %w", err)
+	}
+	parsed.Store(tmpl, t)
+	return t, nil
+}
+
+// APIMessages converts messages to the form Ollama's API and template
+// code take.
+func APIMessages(msgs []Message) []api.Message {
 	out := make([]api.Message, len(msgs))
 	for i, m := range msgs {
 		out[i] = api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking}

@@ -66,7 +66,7 @@ func (b *Backend) modelInfo(ctx context.Context) (*modelInfo, error) {
 func (b *Backend) render(m *modelInfo, msgs []llm.Message, think bool) (string, error) {
 	switch {
 	case m.renderer != "":
-		prompt, err := renderers.RenderWithRenderer(m.renderer, toAPI(msgs), nil, &api.ThinkValue{Value: think})
+		prompt, err := renderers.RenderWithRenderer(m.renderer, llm.APIMessages(msgs), nil, &api.ThinkValue{Value: think})
 		if err != nil {
 			return "", fmt.Errorf("render the prompt for %q with Ollama's %q renderer: %w — this toolscope may predate the renderer; run with --mode chat", b.model, m.renderer, err)
 		}
@@ -80,12 +80,4 @@ func (b *Backend) render(m *modelInfo, msgs []llm.Message, think bool) (string, 
 	default:
 		return "", fmt.Errorf("model %q has neither a template nor a renderer, so its raw prompt is unknown — run with --mode chat", b.model)
 	}
-}
-
-func toAPI(msgs []llm.Message) []api.Message {
-	out := make([]api.Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking}
-	}
-	return out
 }

@@ -43,7 +43,7 @@ func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) e
 	case llm.ModeChat:
 		req := &api.ChatRequest{
 			Model:    b.model,
-			Messages: toAPI(in.Messages),
+			Messages: llm.APIMessages(in.Messages),
 			Think:    &api.ThinkValue{Value: in.Think},
 		}
 		err = b.client.Chat(ctx, req, func(resp api.ChatResponse) error {
