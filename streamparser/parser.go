@@ -243,7 +243,7 @@ func (p *Parser) scanText(s string, emit func(Event)) string {
 		}
 		at := from + i
 		tags := p.tags()
-		if p.mode == inText && !callCanStart(p.leadBefore(s, at)) {
+		if p.bareNames() && p.mode == inText && !callCanStart(p.leadBefore(s, at)) {
 			tags = tags[:p.nameTags]
 		}
 		if tag, prefix := matchTag(s[at:], tags); tag != "" || prefix {
@@ -253,16 +253,26 @@ func (p *Parser) scanText(s string, emit func(Event)) string {
 	}
 }
 
+// bareNames reports whether tools' bare names open calls, as in Pythonic.
+func (p *Parser) bareNames() bool { return p.nameTags < len(p.textTags) }
+
 // leadBefore returns the last reply-text byte before s[at] that is not a
 // space or a tab.
 func (p *Parser) leadBefore(s string, at int) byte {
-	if i := strings.LastIndexFunc(s[:at], notBlank); i >= 0 {
+	if i := lastNonBlank(s[:at]); i >= 0 {
 		return s[i]
 	}
 	return p.lead
 }
 
-func notBlank(r rune) bool { return r != ' ' && r != '\t' }
+func lastNonBlank(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] != ' ' && s[i] != '\t' {
+			return i
+		}
+	}
+	return -1
+}
 
 // callCanStart reports whether a bare call may follow lead: at the start
 // of the reply or of a line, or inside a list of calls as Llama writes
@@ -435,7 +445,7 @@ func (p *Parser) chars(s string, emit func(Event)) {
 	}
 	switch p.mode {
 	case inText:
-		if i := strings.LastIndexFunc(s, notBlank); i >= 0 {
+		if i := lastNonBlank(s); i >= 0 && p.bareNames() {
 			p.lead = s[i]
 		}
 		if p.bareObject && blankPrefix(s) < len(s) {
