@@ -25,6 +25,12 @@ func hermesCases() []parserCase {
 		{name: "partial tag at end", input: "see <tool_ca", want: seq(txt("see <tool_ca"))},
 		{name: "double less-than", input: "<<think>x</think>", want: seq(txt("<"), thought("x"))},
 		{name: "closing think in text", input: "a </think> b", want: seq(txt("a </think> b"))},
+		{
+			name:  "a stray quote spoils only its own call",
+			input: "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"body\": \"he is 6\" tall\"}}\n</tool_call>\nI sent it.\n<tool_call>{\"name\": \"b\"}</tool_call>",
+			want: seq(hbad(0, "\n{\"name\": \"a\", \"arguments\": {\"body\": \"he is 6\" tall\"}}\n", "not valid JSON"),
+				txt("\nI sent it.\n"), hcall(1, "b", `{}`, `{"name": "b"}`)),
+		},
 		{name: "other dialects are text", input: `>>>CALL_FUNCTION<<<{"name":"a"} [TOOL_CALLS][] a() ` + "```json\n{}\n```", want: seq(txt(`>>>CALL_FUNCTION<<<{"name":"a"} [TOOL_CALLS][] a() ` + "```json\n{}\n```"))},
 		{
 			name:  "thinking then call then text",

@@ -3,6 +3,8 @@ package streamparser
 // nest follows a call's strings and brackets, so that a closing tag, a
 // bracket or a comma inside a string is only text. JSON strings take
 // double quotes; Python ones either quote, and both read backslash escapes.
+// Neither may hold a raw newline, so a newline ends a string that a stray
+// quote opened: one bad quote spoils its call, not the rest of the reply.
 type nest struct {
 	depth   int
 	quote   byte // the quote of the string being read; 0 outside strings
@@ -38,7 +40,7 @@ func (n *nest) scan(s string, stop *[256]bool) int {
 	for ; i < len(s); i++ {
 		if quote != 0 && !escaped {
 			// Most of a call is plain characters in strings.
-			for i < len(s) && s[i] != quote && s[i] != '\\' {
+			for i < len(s) && s[i] != quote && s[i] != '\\' && s[i] != '\n' {
 				i++
 			}
 			if i == len(s) {
@@ -54,6 +56,8 @@ func (n *nest) scan(s string, stop *[256]bool) int {
 			if opens[c] {
 				quote = c
 			}
+		case c == '\n':
+			quote, escaped = 0, false
 		case escaped:
 			escaped = false
 		case c == '\\':
