@@ -88,18 +88,30 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
-		res := spec.Agent.Run(ctx, &conv.Conversation, spec.Message, r.append)
+		res := spec.Agent.Run(ctx, &conv.Conversation, spec.Message, func(e agent.Event) {
+			if e.Type == agent.RunFinished {
+				// A viewer may send a follow-up as soon as it sees the run
+				// finish: the conversation must be free by then.
+				h.release(conv)
+			}
+			r.append(e)
+		})
 		r.finish(res)
-		h.retire(r, conv)
+		h.retire(r)
 	}()
 	return r, nil
 }
 
-// retire frees the conversation and evicts the oldest finished runs.
-func (h *Hub) retire(r *Run, conv *conversation) {
+func (h *Hub) release(conv *conversation) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	conv.busy = false
+}
+
+// retire evicts the oldest finished runs.
+func (h *Hub) retire(r *Run) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.finished = append(h.finished, r.ID)
 	for len(h.finished) > h.keep {
 		old := h.runs[h.finished[0]]
@@ -122,7 +134,10 @@ func (h *Hub) Get(id string) (*Run, bool) {
 
 // Close cancels every run and waits for them to end.
 func (h *Hub) Close() {
+	// Under the lock, so that no Start is between its check and wg.Add.
+	h.mu.Lock()
 	h.cancel()
+	h.mu.Unlock()
 	h.wg.Wait()
 }
 

@@ -184,3 +184,27 @@ func TestCloseCancelsRuns(t *testing.T) {
 		t.Fatalf("Start after Close: err = %v", err)
 	}
 }
+
+func TestFollowUpRightAfterRunFinished(t *testing.T) {
+	h := NewHub(10)
+	defer h.Close()
+	a := newAgent(t)
+	r, err := h.Start(Spec{Message: "hello", Agent: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the run_finished event itself, not for the run to be done.
+	for seq := 0; ; {
+		events, changed, _ := r.Since(seq)
+		if n := len(events); n > 0 && events[n-1].Type == agent.RunFinished {
+			break
+		} else if n > 0 {
+			seq = events[n-1].Seq
+			continue
+		}
+		<-changed
+	}
+	if _, err := h.Start(Spec{Message: "again", ConversationID: r.ConversationID, Agent: a}); err != nil {
+		t.Fatalf("a follow-up sent on run_finished was refused: %v", err)
+	}
+}
