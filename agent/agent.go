@@ -21,6 +21,9 @@ import (
 	"github.com/toolscope/toolscope/tools"
 )
 
+// toolGrace is how long a cancelled or timed-out tool may take to stop.
+const toolGrace = time.Second
+
 // Defaults for Config fields left zero.
 const (
 	DefaultMaxRounds   = 8
@@ -133,6 +136,7 @@ func (r *run) loop(ctx context.Context) Result {
 			r.answerCalls(ctx, round, reply.calls)
 			return Result{Reason: Cancelled, Text: reply.text(), Rounds: round}
 		case err != nil:
+			r.refuseCalls(round, reply.calls, "not run: the reply was cut off ("+err.Error()+")")
 			return Result{Reason: Failed, Rounds: round, Err: err}
 		case len(reply.calls) == 0:
 			return Result{Reason: Answered, Text: reply.text(), Rounds: round}
@@ -151,7 +155,8 @@ func (r *run) loop(ctx context.Context) Result {
 func (r *run) round(ctx context.Context, round int) (*reply, error) {
 	cfg := r.agent.cfg
 	rep := &reply{}
-	in, err := cfg.Backend.Prepare(ctx, llm.Request{Messages: r.conv.Messages, Think: cfg.Think})
+	// A copy: the input is kept in an event, and the conversation goes on.
+	in, err := cfg.Backend.Prepare(ctx, llm.Request{Messages: slices.Clone(r.conv.Messages), Think: cfg.Think})
 	if err != nil {
 		return rep, err
 	}
@@ -204,11 +209,11 @@ func (r *run) parsed(round int, rep *reply, pe streamparser.Event) {
 		rep.thinking.WriteString(pe.Text)
 		r.send(Event{Type: ThinkingDelta, Round: round, Text: pe.Text, ParsedBy: "toolscope"})
 	case streamparser.CallOpen:
-		r.send(Event{Type: ToolCallOpened, Round: round, Call: &Call{Index: pe.Index, ParsedBy: "toolscope"}})
+		r.send(Event{Type: ToolCallOpened, Round: round, Call: &Call{Index: rep.index(pe.Index), ParsedBy: "toolscope"}})
 	case streamparser.CallDelta:
-		r.send(Event{Type: ToolCallDelta, Round: round, Text: pe.Text, Call: &Call{Index: pe.Index, ParsedBy: "toolscope"}})
+		r.send(Event{Type: ToolCallDelta, Round: round, Text: pe.Text, Call: &Call{Index: rep.index(pe.Index), ParsedBy: "toolscope"}})
 	case streamparser.CallParsed, streamparser.CallInvalid:
-		c := &Call{Index: pe.Index, Name: pe.Call.Name, Arguments: pe.Call.Arguments, Raw: pe.Call.Raw, Reason: pe.Call.Reason, ParsedBy: "toolscope"}
+		c := &Call{Index: rep.index(pe.Index), Name: pe.Call.Name, Arguments: pe.Call.Arguments, Raw: pe.Call.Raw, Reason: pe.Call.Reason, ParsedBy: "toolscope"}
 		rep.content.WriteString(pe.Call.Text)
 		rep.calls = append(rep.calls, c)
 		typ := ToolCallParsed
@@ -228,7 +233,7 @@ func (r *run) ollamaCall(round int, rep *reply, tc llm.ToolCall) {
 		args = json.RawMessage("{}")
 	}
 	raw := fmt.Sprintf("\n{\"name\": %q, \"arguments\": %s}\n", tc.Name, args)
-	c := &Call{Index: len(rep.calls), Name: tc.Name, Arguments: args, Raw: raw, ParsedBy: "ollama"}
+	c := &Call{Index: rep.index(-1 - len(rep.calls)), Name: tc.Name, Arguments: args, Raw: raw, ParsedBy: "ollama"}
 	rep.content.WriteString("<tool_call>" + raw + "</tool_call>")
 	rep.calls = append(rep.calls, c)
 	r.send(Event{Type: ToolCallParsed, Round: round, Call: c, ParsedBy: "ollama"})
@@ -238,12 +243,22 @@ func (r *run) ollamaCall(round int, rep *reply, tc llm.ToolCall) {
 // conversation as one user turn. Once ctx has ended, the calls left get a
 // "cancelled" response, so the history stays well-formed for a follow-up.
 func (r *run) answerCalls(ctx context.Context, round int, calls []*Call) {
+	r.respond(round, calls, func(c *Call) string { return r.execute(ctx, round, c) })
+}
+
+// refuseCalls answers calls that will not run with why, so that the
+// history holds a response for every call.
+func (r *run) refuseCalls(round int, calls []*Call, why string) {
+	r.respond(round, calls, func(*Call) string { return errorJSON(why) })
+}
+
+func (r *run) respond(round int, calls []*Call, answer func(*Call) string) {
 	if len(calls) == 0 {
 		return
 	}
 	blocks := make([]string, len(calls))
 	for i, c := range calls {
-		blocks[i] = "<tool_response>\n" + r.execute(ctx, round, c) + "\n</tool_response>"
+		blocks[i] = "<tool_response>\n" + answer(c) + "\n</tool_response>"
 	}
 	text := strings.Join(blocks, "\n")
 	r.conv.Messages = append(r.conv.Messages, llm.Message{Role: llm.RoleUser, Content: text})
@@ -302,6 +317,12 @@ func (a *Agent) call(ctx context.Context, c *Call) (string, error) {
 	case o := <-done:
 		return o.result, o.err
 	case <-ctx.Done():
+		// A tool that stops when told may still be recording its last
+		// messages, such as an MCP server's notifications/cancelled.
+		select {
+		case <-done:
+		case <-time.After(toolGrace):
+		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
 			return "", fmt.Errorf("tool %s did not answer within %s", c.Name, a.cfg.ToolTimeout)
 		}
@@ -338,6 +359,21 @@ type reply struct {
 	content  strings.Builder // everything outside thinking, tags included
 	thinking strings.Builder
 	calls    []*Call
+	indexes  map[int]int // the parser's call numbers (or -1, -2, … for Ollama's) to the reply's
+}
+
+// index numbers the calls of a reply in the order they appear, whoever
+// parsed them, so that front ends can key a call's events by it.
+func (rep *reply) index(key int) int {
+	if i, ok := rep.indexes[key]; ok {
+		return i
+	}
+	if rep.indexes == nil {
+		rep.indexes = map[int]int{}
+	}
+	i := len(rep.indexes)
+	rep.indexes[key] = i
+	return i
 }
 
 func (rep *reply) text() string { return strings.TrimSpace(rep.content.String()) }

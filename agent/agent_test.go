@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/demo"
 	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollamatest"
 	"github.com/toolscope/toolscope/streamparser"
@@ -521,5 +523,58 @@ func TestEveryDialectEndToEnd(t *testing.T) {
 				t.Errorf("run_started dialect = %q", run.Dialect)
 			}
 		})
+	}
+}
+
+func TestCutReplyLeavesEveryCallAnswered(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	call := sendMailCall("a@co.com")
+	f.server.Reply(ollamatest.Reply{Text: call + " and then", Split: ollamatest.SplitEvery(len(call)), CutAfter: 1})
+	conv := &agent.Conversation{}
+	res, events := f.run(context.Background(), conv, "mail a")
+	if res.Reason != agent.Failed {
+		t.Fatalf("result = %+v, want failed", res)
+	}
+	if n := len(ofType(events, agent.ToolStarted)); n != 0 {
+		t.Fatalf("%d tools ran after the reply was cut off", n)
+	}
+	last := conv.Messages[len(conv.Messages)-1]
+	if last.Role != llm.RoleUser || !strings.Contains(last.Content, `{"error":"not run: the reply was cut off`) {
+		t.Fatalf("the cut-off call has no response in the history: %+v", last)
+	}
+}
+
+func TestCallsOfOneReplyAreNumberedOnce(t *testing.T) {
+	f := newFixture(t, llm.ModeChat, nil)
+	f.server.Reply(
+		ollamatest.Reply{Text: sendMailCall("a@co.com"), ToolCalls: []llm.ToolCall{{Name: "send_mail",
+			Arguments: json.RawMessage(`{"to":"b@co.com","subject":"Hi","body":"Hello"}`)}}},
+		ollamatest.Reply{Text: "Both sent."},
+	)
+	_, events := f.run(context.Background(), &agent.Conversation{}, "mail a and b")
+	var indexes []int
+	for _, e := range ofType(events, agent.ToolCallParsed) {
+		indexes = append(indexes, e.Call.Index)
+	}
+	if fmt.Sprint(indexes) != "[0 1]" {
+		t.Fatalf("call indexes = %v, want [0 1] whoever parsed them", indexes)
+	}
+}
+
+func TestKeptInputDoesNotChangeWithTheConversation(t *testing.T) {
+	registry, err := tools.NewRegistry(tools.Stubs(0)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newAgent := func(d streamparser.Dialect) *agent.Agent {
+		return agent.New(agent.Config{Backend: demo.New(demo.Config{}), Tools: registry, Dialect: d})
+	}
+	conv := &agent.Conversation{}
+	var first []agent.Event
+	newAgent(streamparser.Hermes).Run(context.Background(), conv, "hello", func(e agent.Event) { first = append(first, e) })
+	newAgent(streamparser.Marker).Run(context.Background(), conv, "hello again", func(agent.Event) {})
+	system := ofType(first, agent.RoundStarted)[0].Input.Messages[0].Content
+	if !strings.Contains(system, "<tool_call>") || strings.Contains(system, ">>>CALL_FUNCTION<<<") {
+		t.Fatalf("the first run's recorded system prompt changed with the follow-up:\n%s", system)
 	}
 }
