@@ -570,10 +570,16 @@ func TestKeptInputDoesNotChangeWithTheConversation(t *testing.T) {
 		return agent.New(agent.Config{Backend: demo.New(demo.Config{}), Tools: registry, Dialect: d})
 	}
 	conv := &agent.Conversation{}
-	var first []agent.Event
-	newAgent(streamparser.Hermes).Run(context.Background(), conv, "hello", func(e agent.Event) { first = append(first, e) })
+	newAgent(streamparser.Hermes).Run(context.Background(), conv, "hello", func(agent.Event) {})
+	var kept []agent.Event
+	newAgent(streamparser.Hermes).Run(context.Background(), conv, "Send an email to john@example.com about the launch",
+		func(e agent.Event) { kept = append(kept, e) })
 	newAgent(streamparser.Marker).Run(context.Background(), conv, "hello again", func(agent.Event) {})
-	system := ofType(first, agent.RoundStarted)[0].Input.Messages[0].Content
+	rounds := ofType(kept, agent.RoundStarted)
+	if len(rounds) != 2 {
+		t.Fatalf("the email run took %d rounds, want 2", len(rounds))
+	}
+	system := rounds[1].Input.Messages[0].Content
 	if !strings.Contains(system, "<tool_call>") || strings.Contains(system, ">>>CALL_FUNCTION<<<") {
 		t.Fatalf("the first run's recorded system prompt changed with the follow-up:\n%s", system)
 	}

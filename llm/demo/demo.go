@@ -17,6 +17,7 @@ package demo
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/toolscope/toolscope/llm"
@@ -58,7 +59,7 @@ func (m *Model) Prepare(ctx context.Context, req llm.Request) (llm.Input, error)
 	if err != nil {
 		return llm.Input{}, err
 	}
-	return llm.Input{Mode: llm.ModeRaw, Messages: req.Messages, Prompt: prompt, Think: think}, nil
+	return llm.Input{Mode: llm.ModeRaw, Messages: slices.Clone(req.Messages), Prompt: prompt, Think: think}, nil
 }
 
 // Stream writes the reply to in.Prompt, one token per chunk, pausing
