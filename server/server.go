@@ -89,6 +89,7 @@ func New(cfg Config) *Server {
 }
 
 func (s *Server) routes() {
+	s.app.Use(guard)
 	s.app.Get("/", s.page)
 	s.app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(web.Static), PathPrefix: "static", MaxAge: 0}))
 	api := s.app.Group("/api")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -412,4 +413,46 @@ func streamsOpen() int {
 	buf := make([]byte, 1<<22)
 	stacks := string(buf[:runtime.Stack(buf, true)])
 	return strings.Count(stacks, "server.follow(")
+}
+
+func TestOtherSitesAreRefused(t *testing.T) {
+	ts := start(t, setup{})
+	u, _ := url.Parse(ts.url)
+	for _, c := range []struct {
+		name    string
+		method  string
+		headers map[string]string
+		status  int
+	}{
+		{"curl", "POST", nil, http.StatusCreated},
+		{"our own page", "POST", map[string]string{"Origin": ts.url, "Sec-Fetch-Site": "same-origin"}, http.StatusCreated},
+		{"another site", "POST", map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"another site, old browser", "POST", map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden},
+		{"a sibling port", "POST", map[string]string{"Origin": "http://" + u.Hostname() + ":1", "Sec-Fetch-Site": "same-site"}, http.StatusForbidden},
+		{"DNS rebinding", "GET", map[string]string{"Host": "evil.example:" + u.Port()}, http.StatusForbidden},
+		{"localhost by name", "GET", map[string]string{"Host": "localhost:" + u.Port()}, http.StatusOK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path, body := "/api/runs", `{"message": "hello"}`
+			if c.method == "GET" {
+				path, body = "/api/health", ""
+			}
+			req, _ := http.NewRequest(c.method, ts.url+path, strings.NewReader(body))
+			for k, v := range c.headers {
+				req.Header.Set(k, v)
+			}
+			if h := c.headers["Host"]; h != "" {
+				req.Host = h
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := decode(t, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.status {
+				t.Fatalf("got %d %v, want %d", resp.StatusCode, v, c.status)
+			}
+		})
+	}
 }
