@@ -121,7 +121,7 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 	})
 }
 
-func (s *Server) run(c *fiber.Ctx) (*runs.Run, error) {
+func (s *Server) lookupRun(c *fiber.Ctx) (*runs.Run, error) {
 	run, ok := s.cfg.Hub.Get(c.Params("id"))
 	if !ok {
 		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no run %q: it never existed or has expired", c.Params("id")))
@@ -130,7 +130,7 @@ func (s *Server) run(c *fiber.Ctx) (*runs.Run, error) {
 }
 
 func (s *Server) getRun(c *fiber.Ctx) error {
-	run, err := s.run(c)
+	run, err := s.lookupRun(c)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (s *Server) getRun(c *fiber.Ctx) error {
 }
 
 func (s *Server) cancelRun(c *fiber.Ctx) error {
-	run, err := s.run(c)
+	run, err := s.lookupRun(c)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ import (
 // that reconnects with Last-Event-ID gets the events after that one and
 // then the live tail. The stream ends after the run's last event.
 func (s *Server) streamEvents(c *fiber.Ctx) error {
-	run, err := s.run(c)
+	run, err := s.lookupRun(c)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/toolscope/toolscope/agent"
 )
@@ -55,7 +56,7 @@ func (r *Renderer) Render(e agent.Event) {
 				e.Round, s.PromptTokens, s.OutputTokens, s.FirstTokenMS, s.DoneReason)
 		}
 	case agent.Error:
-		fmt.Fprintf(r.Log, "error: %s\n", e.Error)
+		fmt.Fprintf(r.Log, "error: %s\n", printable(e.Error))
 	case agent.RunFinished:
 		r.runFinished(e)
 	}
@@ -83,7 +84,7 @@ func (r *Renderer) thought(text string) {
 		fmt.Fprint(r.Log, "thinking: ")
 		r.thinking = true
 	}
-	fmt.Fprint(r.Log, strings.ReplaceAll(text, "\n", " "))
+	fmt.Fprint(r.Log, printable(strings.ReplaceAll(text, "\n", " ")))
 }
 
 func (r *Renderer) toolFinished(e agent.Event) {
@@ -91,13 +92,13 @@ func (r *Renderer) toolFinished(e agent.Event) {
 	if e.Error != "" {
 		result = "error: " + e.Error
 	}
-	fmt.Fprintf(r.Log, "tool: %s(%s) = %s  (%.1fs)\n", e.Call.Name, e.Call.Arguments, oneLine(result), e.DurationMS/1000)
+	fmt.Fprintf(r.Log, "tool: %s(%s) = %s  (%.1fs)\n", printable(e.Call.Name), printable(string(e.Call.Arguments)), oneLine(result), e.DurationMS/1000)
 }
 
 func (r *Renderer) runFinished(e agent.Event) {
 	switch e.Reason {
 	case agent.Answered:
-		fmt.Fprintln(r.Out, e.Text)
+		fmt.Fprintln(r.Out, printable(e.Text))
 	case agent.MaxRounds:
 		fmt.Fprintf(r.Log, "stopped: the model still called tools after %d rounds (raise --max-rounds)\n", e.Rounds)
 	case agent.Cancelled:
@@ -107,5 +108,17 @@ func (r *Renderer) runFinished(e agent.Event) {
 
 // oneLine folds a multi-line text into one line for a log.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return printable(strings.Join(strings.Fields(s), " "))
+}
+
+// printable drops control characters but newlines and tabs. Model text
+// and tool results are untrusted, and a terminal obeys escape sequences:
+// they could retitle the window, or write to the clipboard.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return -1
+		}
+		return r
+	}, s)
 }

@@ -64,3 +64,18 @@ func TestRendererStops(t *testing.T) {
 		}
 	}
 }
+
+func TestRendererDropsEscapeSequences(t *testing.T) {
+	var out, log strings.Builder
+	r := &Renderer{Out: &out, Log: &log, ShowThinking: true}
+	call := &agent.Call{Name: "note", Arguments: json.RawMessage(`{"t":"\u001b]0;pwned\u0007"}`)}
+	r.Render(agent.Event{Type: agent.ThinkingDelta, Text: "hmm \x1b[2J"})
+	r.Render(agent.Event{Type: agent.ToolFinished, Call: call, Result: "ok \x1b]52;c;ZXZpbA==\x07"})
+	r.Render(agent.Event{Type: agent.RunFinished, Reason: agent.Answered, Text: "done\x1b[31m\nbye\tnow"})
+	if strings.ContainsAny(out.String()+log.String(), "\x1b\x07") {
+		t.Fatalf("escape sequences reached the terminal:\n%q\n%q", out.String(), log.String())
+	}
+	if out.String() != "done[31m\nbye\tnow\n" {
+		t.Errorf("stdout = %q: newlines and tabs must stay", out.String())
+	}
+}

@@ -17,21 +17,28 @@ func chatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return code
 	}
 	defer f.close()
-	a, ok := f.setUpAgent(ctx, stderr)
+	a, code, ok := f.setUpAgent(ctx, stderr)
 	if !ok {
-		return exitUsage
+		return code
 	}
 	render := f.renderer(stdout, stderr)
 	conv := &agent.Conversation{}
-	lines := bufio.NewScanner(stdin)
-	lines.Buffer(make([]byte, 64*1024), 1<<20)
+	lines := readLines(stdin)
 	for {
 		fmt.Fprint(stderr, "> ")
-		if !lines.Scan() {
+		var line string
+		select {
+		case <-ctx.Done(): // Ctrl-C at the prompt
 			fmt.Fprintln(stderr)
-			return exitOK
+			return exitInterrupted
+		case l, ok := <-lines:
+			if !ok {
+				fmt.Fprintln(stderr)
+				return exitOK
+			}
+			line = strings.TrimSpace(l)
 		}
-		switch line := strings.TrimSpace(lines.Text()); line {
+		switch line {
 		case "":
 		case "/quit", "/exit":
 			return exitOK
@@ -44,4 +51,20 @@ func chatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			}
 		}
 	}
+}
+
+// readLines reads r line by line in the background, so that the prompt can
+// also wait for Ctrl-C. The reader goroutine ends with the input; when the
+// command returns first, the process is exiting anyway.
+func readLines(r io.Reader) <-chan string {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		scanner := bufio.NewScanner(r)
+		scanner.Buffer(make([]byte, 64*1024), 1<<20)
+		for scanner.Scan() {
+			lines <- scanner.Text()
+		}
+	}()
+	return lines
 }

@@ -84,30 +84,31 @@ func parseArgs(fs *flag.FlagSet, args []string, n int, stderr io.Writer) (positi
 }
 
 // setUp settles --backend auto and connects the MCP servers. The caller
-// must call f.close when it is done.
-func (f *engineFlags) setUp(ctx context.Context, stderr io.Writer) bool {
+// must call f.close when it is done. When ok is false the command ends
+// with code; setUp has said why.
+func (f *engineFlags) setUp(ctx context.Context, stderr io.Writer) (code int, ok bool) {
 	if f.verbose {
 		slog.SetLogLoggerLevel(slog.LevelDebug) // MCP servers' stderr, among others
 	}
 	f.resolveAuto(ctx, stderr)
 	if err := f.connect(ctx, stderr); err != nil {
 		fmt.Fprintf(stderr, "toolscope: %v\n", err)
-		return false
+		return exitError, false
 	}
-	return true
+	return exitOK, true
 }
 
 // setUpAgent is setUp, then the agent the flags describe.
-func (f *engineFlags) setUpAgent(ctx context.Context, stderr io.Writer) (*agent.Agent, bool) {
-	if !f.setUp(ctx, stderr) {
-		return nil, false
+func (f *engineFlags) setUpAgent(ctx context.Context, stderr io.Writer) (a *agent.Agent, code int, ok bool) {
+	if code, ok := f.setUp(ctx, stderr); !ok {
+		return nil, code, false
 	}
 	a, err := f.newAgent()
-	if err != nil {
+	if err != nil { // a flag's value is wrong
 		fmt.Fprintf(stderr, "toolscope: %v\n", err)
-		return nil, false
+		return nil, exitUsage, false
 	}
-	return a, true
+	return a, exitOK, true
 }
 
 func (f *engineFlags) newAgent() (*agent.Agent, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -124,6 +125,7 @@ Usage: toolscope run [flags] "request"`},
 		{"unknown backend", []string{"run", "--backend", "gpt", "hi"}, exitUsage, `unknown backend "gpt"`},
 		{"bad mode", []string{"run", "--mode", "fast", "hi"}, exitUsage, "fast"},
 		{"ollama down", []string{"run", "--ollama-host", closed, "hi"}, exitError, "start it with 'ollama serve', or run with --backend demo"},
+		{"unreadable MCP config", []string{"run", "--mcp-config", "/nonexistent/mcp.json", "hi"}, exitError, "/nonexistent/mcp.json"},
 		{"model not pulled", []string{"run", "--ollama-host", server.Host(), "--model", "qwen9:1b", "hi"}, exitError, "run 'ollama pull qwen9:1b'"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -271,5 +273,32 @@ func TestMCPCommandUsage(t *testing.T) {
 		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want usage and %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+}
+
+func TestChatStopsOnCtrlCAtThePrompt(t *testing.T) {
+	cmd := exec.Command(binary, "chat", "--backend", "demo")
+	stdin, err := cmd.StdinPipe() // left open: chat waits at its prompt
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	prompt := make([]byte, 2)
+	if _, err := io.ReadFull(stderr, prompt); err != nil || string(prompt) != "> " {
+		t.Fatalf("no prompt: %q, %v", prompt, err)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	go io.Copy(io.Discard, stderr)
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit code %d (%v), want %d", code, err, exitInterrupted)
 	}
 }

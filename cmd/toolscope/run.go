@@ -17,9 +17,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return code
 	}
 	defer f.close()
-	a, ok := f.setUpAgent(ctx, stderr)
+	a, code, ok := f.setUpAgent(ctx, stderr)
 	if !ok {
-		return exitUsage
+		return code
 	}
 	res := a.Run(ctx, &agent.Conversation{}, positional[0], f.renderer(stdout, stderr))
 	return exitCode(res)

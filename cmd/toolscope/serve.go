@@ -23,8 +23,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return code
 	}
 	defer f.close()
-	if !f.setUp(ctx, stderr) {
-		return exitUsage
+	if code, ok := f.setUp(ctx, stderr); !ok {
+		return code
 	}
 	backend, err := f.newBackend()
 	if err != nil {
