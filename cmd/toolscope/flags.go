@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolscope/toolscope/agent"
@@ -30,9 +31,14 @@ type engineFlags struct {
 	showThinking, json         bool
 	verbose                    bool
 	toolFlags
+	// backends are shared by every copy of the flags (serve makes one per
+	// run), so that runs with the same settings share one HTTP client and
+	// one cache of what Ollama said about the model.
+	backends *backendCache
 }
 
 func newFlagSet(name, synopsis string, stderr io.Writer, f *engineFlags) *flag.FlagSet {
+	f.backends = &backendCache{byKey: map[string]llm.Backend{}}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -150,13 +156,35 @@ func (f *engineFlags) resolveAuto(ctx context.Context, log io.Writer) {
 }
 
 func (f *engineFlags) newBackend() (llm.Backend, error) {
-	switch f.backend {
-	case "ollama":
-		return ollama.New(ollama.Config{Host: f.host, Model: f.model, Mode: f.mode})
-	case "demo":
-		return demo.New(demo.Config{TokenDelay: f.demoDelay}), nil
+	key := fmt.Sprint(f.backend, "|", f.host, "|", f.model, "|", f.mode, "|", f.demoDelay)
+	return f.backends.get(key, func() (llm.Backend, error) {
+		switch f.backend {
+		case "ollama":
+			return ollama.New(ollama.Config{Host: f.host, Model: f.model, Mode: f.mode})
+		case "demo":
+			return demo.New(demo.Config{TokenDelay: f.demoDelay}), nil
+		}
+		return nil, fmt.Errorf("unknown backend %q: use ollama, demo or auto", f.backend)
+	})
+}
+
+// backendCache keeps one backend per distinct set of settings.
+type backendCache struct {
+	mu    sync.Mutex
+	byKey map[string]llm.Backend
+}
+
+func (c *backendCache) get(key string, build func() (llm.Backend, error)) (llm.Backend, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := c.byKey[key]; ok {
+		return b, nil
 	}
-	return nil, fmt.Errorf("unknown backend %q: use ollama, demo or auto", f.backend)
+	b, err := build()
+	if err == nil {
+		c.byKey[key] = b
+	}
+	return b, err
 }
 
 // optionalBool is a boolean flag that remembers whether it was set.

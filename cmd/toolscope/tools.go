@@ -70,6 +70,15 @@ func (t *toolFlags) connect(ctx context.Context, log io.Writer) error {
 			fmt.Fprintf(log, "mcp: %s: %s\n", s.Name, w)
 		}
 	}
+	builtin := map[string]bool{}
+	for _, tool := range tools.Stubs(0) {
+		builtin[tool.Name()] = true
+	}
+	for _, tool := range t.hub.Tools() {
+		if builtin[tool.Name()] {
+			fmt.Fprintf(log, "mcp: %s: tool %s is left out: a built-in tool has that name\n", tools.SourceOf(tool), tool.Name())
+		}
+	}
 	return nil
 }
 
@@ -100,7 +109,7 @@ func (t *toolFlags) registry(delay time.Duration) *tools.Registry {
 		}
 	}
 	if len(clashes) > 0 {
-		slog.Warn("MCP tools left out", "error", errors.Join(clashes...))
+		slog.Debug("MCP tools left out", "error", errors.Join(clashes...)) // connect warned once
 	}
 	return r
 }
