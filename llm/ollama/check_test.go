@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolscope/toolscope/llm"
+
 	"github.com/toolscope/toolscope/internal/nettest"
 
 	"github.com/toolscope/toolscope/llm/ollamatest"
@@ -35,5 +37,31 @@ func TestCheck(t *testing.T) {
 				t.Fatalf("Check() error = %v, want one saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestInputIsNeverCut(t *testing.T) {
+	for _, mode := range []string{llm.ModeRaw, llm.ModeChat} {
+		server := ollamatest.New(t)
+		server.Reply(ollamatest.Reply{Text: "ok"}, ollamatest.Reply{Status: 500, Error: "the input length exceeds the context length"})
+		b, err := New(Config{Host: server.Host(), Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := b.Prepare(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Stream(context.Background(), in, func(llm.Chunk) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		req := server.Requests()[0]
+		if req.Truncate == nil || *req.Truncate || req.Shift == nil || *req.Shift {
+			t.Errorf("%s: truncate %v, shift %v; want both false, so the model reads exactly the input shown", mode, req.Truncate, req.Shift)
+		}
+		_, err = b.Stream(context.Background(), in, func(llm.Chunk) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "start a new conversation, or give Ollama a larger one") {
+			t.Errorf("%s: an input too long for the context: error %v, want the way out", mode, err)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 )
@@ -25,6 +26,9 @@ func (b *Backend) explain(ctx context.Context, err error) error {
 	switch {
 	case errors.As(err, &status) && status.StatusCode == http.StatusNotFound:
 		return &hintError{fmt.Sprintf("model %q is not pulled — run 'ollama pull %s'", b.model, b.model), err}
+	case errors.As(err, &status) && strings.Contains(status.ErrorMessage, "context length"):
+		return &hintError{answered(status.StatusCode, status.ErrorMessage) +
+			" — the conversation no longer fits the model's context: start a new conversation, or give Ollama a larger one (OLLAMA_CONTEXT_LENGTH=16384 ollama serve)", err}
 	case errors.As(err, &status):
 		return &hintError{answered(status.StatusCode, status.ErrorMessage), err}
 	case errors.As(err, &auth):

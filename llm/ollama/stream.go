@@ -25,6 +25,7 @@ func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) e
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	no := false
 	r := reply{fn: fn}
 	var err error
 	switch in.Mode {
@@ -36,6 +37,10 @@ func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) e
 			// Thinking is in the prompt already; think=false keeps
 			// Ollama's own parser away from the reply.
 			Think: &api.ThinkValue{Value: false},
+			// Never cut or shift the input: the model must read exactly
+			// what the page shows, or fail saying so.
+			Truncate: &no,
+			Shift:    &no,
 		}
 		err = b.client.Generate(ctx, req, func(resp api.GenerateResponse) error {
 			return r.line(llm.Chunk{Content: resp.Response, Thinking: resp.Thinking}, resp.Done, resp.DoneReason, resp.Metrics)
@@ -45,6 +50,8 @@ func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) e
 			Model:    b.model,
 			Messages: llm.APIMessages(in.Messages),
 			Think:    &api.ThinkValue{Value: in.Think},
+			Truncate: &no,
+			Shift:    &no,
 		}
 		err = b.client.Chat(ctx, req, func(resp api.ChatResponse) error {
 			c := llm.Chunk{Content: resp.Message.Content, Thinking: resp.Message.Thinking, ToolCalls: toolCalls(resp.Message.ToolCalls)}

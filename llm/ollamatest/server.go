@@ -82,6 +82,9 @@ type Request struct {
 	Think    *api.ThinkValue
 	Messages []api.Message
 	Tools    int // number of tools sent: toolscope must always send 0
+	// Truncate and Shift are what the request asked of a prompt or a reply
+	// longer than the context; nil when it did not say.
+	Truncate, Shift *bool
 }
 
 // Server is an in-process Ollama speaking its NDJSON streaming protocol.
@@ -208,6 +211,8 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request) {
 		Think    *api.ThinkValue   `json:"think"`
 		Messages []api.Message     `json:"messages"`
 		Tools    []json.RawMessage `json:"tools"`
+		Truncate *bool             `json:"truncate"`
+		Shift    *bool             `json:"shift"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -221,6 +226,8 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request) {
 		Think:    body.Think,
 		Messages: body.Messages,
 		Tools:    len(body.Tools),
+		Truncate: body.Truncate,
+		Shift:    body.Shift,
 	})
 	if status != http.StatusOK {
 		writeError(w, status, msg)
