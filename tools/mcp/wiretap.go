@@ -289,16 +289,24 @@ func mediaType(contentType string) string {
 }
 
 // jsonBodyTee records a JSON response body once it has been read whole.
+// A body past maxMessageBytes is passed on but not recorded, so a server
+// cannot make the tap hold more than one message's worth.
 type jsonBodyTee struct {
-	body io.ReadCloser
-	tap  *wiretap
-	buf  []byte
+	body     io.ReadCloser
+	tap      *wiretap
+	buf      []byte
+	tooLarge bool
 }
 
 func (b *jsonBodyTee) Read(p []byte) (int, error) {
 	n, err := b.body.Read(p)
-	b.buf = append(b.buf, p[:n]...)
-	if err == io.EOF {
+	if !b.tooLarge {
+		b.buf = append(b.buf, p[:n]...)
+		if len(b.buf) > maxMessageBytes {
+			b.buf, b.tooLarge = nil, true
+		}
+	}
+	if err == io.EOF && !b.tooLarge {
 		if msgs, perr := parseMessages(b.buf); perr == nil {
 			b.tap.record(received, msgs)
 		}
