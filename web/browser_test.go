@@ -10,6 +10,7 @@ package web_test
 //	cp /tmp/shots/email-full.png docs/screenshot.png
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +40,7 @@ import (
 	"github.com/toolscope/toolscope/mcpserver"
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/server"
+	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/mcp"
 )
@@ -131,7 +134,11 @@ func serveWithMCP(t *testing.T, backend llm.Backend, toolDelay time.Duration, hu
 		if o.ToolDelay != nil {
 			delay = *o.ToolDelay
 		}
-		return agent.New(agent.Config{Backend: backend, Tools: allTools(delay), MaxRounds: o.MaxRounds, Think: o.Think}), nil
+		dialect, err := streamparser.ParseDialect(cmp.Or(o.Dialect, "hermes"))
+		if err != nil {
+			return nil, err
+		}
+		return agent.New(agent.Config{Backend: backend, Tools: allTools(delay), MaxRounds: o.MaxRounds, Think: o.Think, Dialect: dialect}), nil
 	}
 	cfg := server.Config{
 		Hub:       runs.NewHub(20),
@@ -821,4 +828,28 @@ func TestMCPToolInThePipeline(t *testing.T) {
 	contains(t, "the MCP call's JSON-RPC messages", exec.Body, "sent")
 	contains(t, "the MCP call's JSON-RPC messages", exec.Body, "received")
 	contains(t, "the answer", step(t, turn.Rounds[1], "answer").Body, "405")
+}
+
+// TestMarkersSplitAcrossChunks writes a call in the marker dialect, cut
+// into 3-byte chunks: the raw output still shows the marker whole and
+// highlighted, and the call runs.
+func TestMarkersSplitAcrossChunks(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	srv.Reply(
+		ollamatest.Reply{Text: ">>>CALL_FUNCTION<<< {\"name\": \"cancel_meeting\", \"arguments\": {\"title\": \"standup\", \"date\": \"2026-12-01\"}}",
+			Split: ollamatest.SplitEvery(3)},
+		ollamatest.Reply{Text: "Cancelled."},
+	)
+	p := open(t, serve(t, ollamaModel(t, srv.Host(), "qwen3:4b"), 0))
+	_ = eval[chromedp.Void](p, `document.getElementById('set-dialect').value = 'marker'`)
+	p.send("Cancel the standup meeting on 2026-12-01")
+	p.waitEnd(1)
+	marks := eval[[]string](p, `[...document.querySelectorAll('#chat .round')[0].querySelectorAll('.tok')].map(t => t.textContent)`)
+	if !slices.Contains(marks, ">>>CALL_FUNCTION<<<") {
+		t.Errorf("highlighted marks in the raw output = %q, want the whole marker", marks)
+	}
+	turn := p.turns()[0]
+	contains(t, "the call", step(t, turn.Rounds[0], "exec").Body, `"status":"cancelled"`)
+	contains(t, "the round's summary", step(t, turn.Rounds[0], "send").Meta, "marker calls")
 }

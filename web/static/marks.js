@@ -11,6 +11,16 @@ const CALL_MARKERS = new Set(['>>>CALL_FUNCTION<<<', '<<function>>', '[TOOL_CALL
 // The longest text that may still grow into a mark, for RawStream.
 const LONGEST_MARK = 44;
 
+// Marks of fixed text; special tokens such as <|im_start|> are a pattern.
+const FIXED_MARKS = ['<think>', '</think>', '<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>',
+  '<tools>', '</tools>', ...CALL_MARKERS];
+
+/** couldBecomeMark reports whether more text may turn tail into a mark. */
+function couldBecomeMark(tail) {
+  if (/^<(\|[^|<>\s]{0,40}\|?)?$/.test(tail)) return true;
+  return FIXED_MARKS.some((m) => tail.length < m.length && m.startsWith(tail));
+}
+
 // Where a tag leaves the reply: thinking, a tool call, or plain text.
 const REGION_AFTER = {
   '<think>': 'think',
@@ -89,11 +99,16 @@ export class RawStream {
     return this.pendingEl.textContent;
   }
 
-  // safeEnd stops before a '<' that may still become a mark, so that a tag
-  // cut by a chunk boundary is highlighted once it is whole.
+  // safeEnd stops before text that may still become a mark, so that a tag
+  // or a marker cut by a chunk boundary is highlighted once it is whole.
+  // Text inside a mark that is already whole is never held.
   safeEnd(end) {
-    const lt = this.raw.lastIndexOf('<', end - 1);
-    if (lt >= this.settled && end - lt < LONGEST_MARK && !this.raw.slice(lt, end).includes('>')) return lt;
+    const start = Math.max(this.settled, end - LONGEST_MARK);
+    let from = start;
+    for (const m of this.raw.slice(start, end).matchAll(MARK)) from = start + m.index + m[0].length;
+    for (let p = from; p < end; p++) {
+      if (couldBecomeMark(this.raw.slice(p, end))) return p;
+    }
     return end;
   }
 

@@ -206,7 +206,7 @@ const handlers = {
     r.output();
     const card = r.add('call-live');
     card.classList.add('is-live');
-    meta(card, 'characters inside <tool_call> as they arrive');
+    meta(card, 'the call\'s characters as they arrive');
     r.calls.set(e.call.index, card);
     // Text written before a call is not the answer.
     if (r.answer) title(r.answer, 'Text before the tool call');
