@@ -802,9 +802,12 @@ func TestMCPToolInThePipeline(t *testing.T) {
 	}
 	calc := httptest.NewServer(handler)
 	t.Cleanup(calc.Close)
-	hub, err := mcp.Connect(t.Context(), []mcp.ServerSpec{{Name: "calculator", URL: calc.URL + "/mcp", Transport: mcp.TransportHTTP}}, mcp.Options{})
-	if err != nil {
-		t.Fatal(err)
+	hub, err := mcp.Connect(t.Context(), []mcp.ServerSpec{
+		{Name: "calculator", URL: calc.URL + "/mcp", Transport: mcp.TransportHTTP},
+		{Name: "broken", URL: "http://" + nettest.ClosedAddress(t) + "/mcp", Transport: mcp.TransportHTTP},
+	}, mcp.Options{})
+	if err == nil || !strings.Contains(err.Error(), `"broken"`) {
+		t.Fatalf("connecting to a server that is not there: err = %v", err)
 	}
 	t.Cleanup(func() { hub.Close() })
 
@@ -818,6 +821,8 @@ func TestMCPToolInThePipeline(t *testing.T) {
 	contains(t, "the calculator's tool group", group, "MCP server calculator")
 	contains(t, "the calculator's tool group", group, "multiply")
 
+	// Mark the broken server's state stale, to see the page refresh it.
+	_ = eval[chromedp.Void](p, `document.querySelector('.tool-group[data-source="mcp:broken"] .badge').textContent = 'stale'`)
 	p.send("What is 15 times 27?")
 	p.waitEnd(1)
 	p.screenshot("mcp-call")
@@ -828,6 +833,9 @@ func TestMCPToolInThePipeline(t *testing.T) {
 	contains(t, "the MCP call's JSON-RPC messages", exec.Body, "sent")
 	contains(t, "the MCP call's JSON-RPC messages", exec.Body, "received")
 	contains(t, "the answer", step(t, turn.Rounds[1], "answer").Body, "405")
+
+	// The page asks for the servers' state again after each run.
+	p.waitFor("the broken server's state, refreshed after the run", `document.querySelector('.tool-group[data-source="mcp:broken"] .badge').textContent === 'failed'`)
 }
 
 // TestMarkersSplitAcrossChunks writes a call in the marker dialect, cut

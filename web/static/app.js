@@ -131,6 +131,7 @@ function follow(run, turn) {
 
 function end(live) {
   live.source.close();
+  refreshServers();
   if (state.live !== live) return;
   setLive(null);
   // The Stop button just went away; the next thing to do is to type.
@@ -185,7 +186,31 @@ function showComposerError(text) {
   ui.composerError.hidden = !text;
 }
 
+/**
+ * refreshServers shows the MCP servers' state as toolscope knows it now, so
+ * that a server that crashed during a run is marked failed, with why.
+ */
+async function refreshServers() {
+  let servers;
+  try {
+    ({ servers } = await request('GET', '/api/mcp'));
+  } catch {
+    return; // checkHealth reports a toolscope that does not answer
+  }
+  for (const s of servers) {
+    const head = document.querySelector(`.tool-group[data-source="mcp:${CSS.escape(s.name)}"] .mcp-server`);
+    if (!head) continue;
+    const badge = head.querySelector('.badge');
+    badge.textContent = s.state;
+    badge.className = `badge state-${s.state}`;
+    const error = head.querySelector('.mcp-error');
+    error.textContent = s.error ?? '';
+    error.hidden = !s.error;
+  }
+}
+
 async function checkHealth() {
+  refreshServers();
   let h;
   try {
     h = await request('GET', '/api/health');
