@@ -32,6 +32,9 @@ if ! git diff --quiet -- 'web/*_templ.go'; then
 fi
 go vet ./...
 go test -race -count=1 ./...
+# The parser benchmarks, once each: they check that both parsers find the
+# call (./streamparser/bench.sh measures them).
+go test -run '^$' -bench '^BenchmarkParse$' -benchtime 1x ./streamparser/ >/dev/null
 # Each fuzz target of the stream parser, for a bounded time.
 for target in $(go test -list '^Fuzz' ./streamparser/ | grep '^Fuzz'); do
 	go test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-15s}" ./streamparser/

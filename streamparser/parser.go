@@ -180,6 +180,10 @@ func (p *Parser) Feed(chunk string, emit func(Event)) {
 	if p.syn == nil {
 		p.Reset(Options{})
 	}
+	if p.plain(chunk) {
+		p.chars(chunk, emit)
+		return
+	}
 	s := chunk
 	for len(s) > 0 {
 		switch {
@@ -197,6 +201,20 @@ func (p *Parser) Feed(chunk string, emit func(Event)) {
 			s = p.scanBody(s, emit)
 		}
 	}
+}
+
+// plain reports whether chunk is text or thinking that needs no look: no
+// tag can start in it, it ends on a whole character, and nothing is held.
+// Most chunks are; Feed takes them in one step.
+func (p *Parser) plain(chunk string) bool {
+	if p.mode == inCall || p.held != "" || p.partialLen > 0 || p.bareObject || chunk == "" || chunk[len(chunk)-1] >= utf8.RuneSelf {
+		return false
+	}
+	firsts := p.firsts
+	if p.mode == inThinking {
+		firsts = thinkClose[:1]
+	}
+	return indexAny(chunk, firsts) < 0
 }
 
 // Flush ends the reply: whatever was held back comes out as characters,
@@ -445,8 +463,10 @@ func (p *Parser) chars(s string, emit func(Event)) {
 	}
 	switch p.mode {
 	case inText:
-		if i := lastNonBlank(s); i >= 0 && p.bareNames() {
-			p.lead = s[i]
+		if p.bareNames() {
+			if i := lastNonBlank(s); i >= 0 {
+				p.lead = s[i]
+			}
 		}
 		if p.bareObject && blankPrefix(s) < len(s) {
 			p.bareObject = false
