@@ -44,17 +44,18 @@ func (x *syntax) parseJSON(raw string) (string, json.RawMessage, string) {
 	case body[0] != '{':
 		return "", nil, "the call is not a JSON object: " + x.shape
 	}
-	// Of a field given twice the last counts, as in encoding/json.
-	var name, args, params string
-	r := jsonReader{cursor: cursor{s: body}}
-	valid := r.object(func(key, value string) {
-		switch unquote(key) {
+	// Of a field given twice the last counts, as in encoding/json. The
+	// reader compacts as it validates: the arguments need no second pass.
+	var name, args, params member
+	r := jsonReader{cursor: cursor{s: body}, compact: true, out: make([]byte, 0, len(body))}
+	valid := r.object(func(m member) {
+		switch unquote(m.key) {
 		case "name":
-			name = value
+			name = m
 		case "arguments":
-			args = value
+			args = m
 		case "parameters":
-			params = value
+			params = m
 		}
 	})
 	if !valid || r.i < len(body) {
@@ -62,18 +63,19 @@ func (x *syntax) parseJSON(raw string) (string, json.RawMessage, string) {
 		err := json.Unmarshal([]byte(body), new(any))
 		return "", nil, fmt.Sprintf("the call is not valid JSON (%v): %s", err, x.shape)
 	}
-	name, reason := x.readName(name)
+	r.flush()
+	toolName, reason := x.readName(name.value)
 	if reason != "" {
 		return "", nil, reason
 	}
-	if args == "" {
+	if args.value == "" {
 		args = params
 	}
-	compact, reason := x.readArguments(args)
+	compact, reason := x.readArguments(args.value, r.out[args.start:args.end:args.end])
 	if reason != "" {
 		return "", nil, reason
 	}
-	return name, compact, ""
+	return toolName, compact, ""
 }
 
 func (x *syntax) readName(v string) (string, string) {
@@ -90,7 +92,9 @@ func (x *syntax) readName(v string) (string, string) {
 	return name, ""
 }
 
-func (x *syntax) readArguments(v string) (json.RawMessage, string) {
+// readArguments reads the arguments' value v; compact is v without the
+// spaces between its tokens.
+func (x *syntax) readArguments(v string, compact []byte) (json.RawMessage, string) {
 	if v == "" || v == "null" {
 		return json.RawMessage("{}"), ""
 	}
@@ -98,12 +102,13 @@ func (x *syntax) readArguments(v string) (json.RawMessage, string) {
 		// Some models write the arguments object as a JSON string.
 		if inner := strings.TrimSpace(unquote(v)); json.Valid([]byte(inner)) {
 			v = inner
+			compact = appendCompact(make([]byte, 0, len(v)), v)
 		}
 	}
 	if v[0] != '{' {
 		return nil, fmt.Sprintf(`%q must be a JSON object, got %s`, x.argsKey, excerpt(v))
 	}
-	return appendCompact(make([]byte, 0, len(v)), v), ""
+	return compact, ""
 }
 
 // unquote decodes a valid JSON string.

@@ -112,15 +112,15 @@ type syntax struct {
 	// that matter in a call outside strings: the closing tag's first, or
 	// the brackets (and a list's comma).
 	textTags  []string
-	firsts    string
+	firsts    byteSet
 	closeTags []string
-	stops     [256]bool
+	stops     byteSet
 }
 
 func init() {
 	for _, x := range syntaxes {
 		x.textTags = append([]string{thinkOpen}, x.opens...)
-		x.firsts = firstBytes("", x.textTags)
+		x.firsts = firstBytes(x.textTags)
 		if x.close != "" {
 			x.closeTags = []string{x.close}
 			x.stops[x.close[0]] = true
@@ -133,16 +133,6 @@ func init() {
 		}
 		x.stops[','] = x.list
 	}
-}
-
-// firstBytes adds to firsts the first byte of each tag it lacks.
-func firstBytes(firsts string, tags []string) string {
-	for _, t := range tags {
-		if strings.IndexByte(firsts, t[0]) < 0 {
-			firsts += t[:1]
-		}
-	}
-	return firsts
 }
 
 // parse reads a closed call's Raw.

@@ -8,6 +8,19 @@ import "strings"
 type jsonReader struct {
 	cursor
 	depth int
+	// compact asks for out to receive what is read without the spaces
+	// between tokens, so that a call's arguments come out compacted from
+	// the pass that validates them. s[from:i] is read but not yet in out.
+	compact bool
+	out     []byte
+	from    int
+}
+
+// member is an object's member as read: its key and value as written, and
+// where the value is in out when compacting.
+type member struct {
+	key, value string
+	start, end int
 }
 
 // cursor is a place in a text being read.
@@ -52,9 +65,8 @@ func (r *jsonReader) value() bool {
 	return false
 }
 
-// object reads an object, calling field, if not nil, with each key and
-// value as written.
-func (r *jsonReader) object(field func(key, value string)) bool {
+// object reads an object, calling field, if not nil, with each member.
+func (r *jsonReader) object(field func(member)) bool {
 	return r.items('}', func() bool {
 		key := r.i
 		if r.i == len(r.s) || r.s[r.i] != '"' || !r.str() {
@@ -66,12 +78,12 @@ func (r *jsonReader) object(field func(key, value string)) bool {
 			return false
 		}
 		r.space()
-		value := r.i
+		value, start := r.i, r.outLen()
 		if !r.value() {
 			return false
 		}
 		if field != nil {
-			field(r.s[key:keyEnd], r.s[value:r.i])
+			field(member{r.s[key:keyEnd], r.s[value:r.i], start, r.outLen()})
 		}
 		return true
 	})
@@ -181,24 +193,34 @@ func (r *cursor) eat(c byte) bool {
 	return false
 }
 
-// appendCompact appends the valid JSON s without the spaces between its
-// tokens.
-func appendCompact(dst []byte, s string) []byte {
-	r := jsonReader{cursor: cursor{s: s}}
-	from := 0
-	for r.i < len(s) {
-		switch c := s[r.i]; {
-		case c == '"':
-			r.str()
-		case isSpace(c):
-			dst = append(dst, s[from:r.i]...)
-			r.space()
-			from = r.i
-		default:
-			r.i++
-		}
+// space skips spaces and, when compacting, leaves them out of out.
+func (r *jsonReader) space() {
+	start := r.i
+	r.cursor.space()
+	if r.compact && r.i > start {
+		r.out = append(r.out, r.s[r.from:start]...)
+		r.from = r.i
 	}
-	return append(dst, s[from:]...)
+}
+
+// outLen returns the length out will have once all that is read is in it.
+func (r *jsonReader) outLen() int {
+	return len(r.out) + r.i - r.from
+}
+
+// flush copies to out what is read and not yet in it.
+func (r *jsonReader) flush() {
+	r.out = append(r.out, r.s[r.from:r.i]...)
+	r.from = r.i
+}
+
+// appendCompact appends the valid JSON value s without the spaces between
+// its tokens.
+func appendCompact(dst []byte, s string) []byte {
+	r := jsonReader{cursor: cursor{s: s}, compact: true, out: dst}
+	r.value()
+	r.flush()
+	return r.out
 }
 
 func isHex(c byte) bool {

@@ -33,7 +33,7 @@ var (
 // scan reads s up to the first byte outside strings that stop marks, and
 // returns its index, or len(s). Brackets must be stops: scan does not
 // count them, the caller does (with bracket), once it has seen them.
-func (n *nest) scan(s string, stop *[256]bool) int {
+func (n *nest) scan(s string, stop *byteSet) int {
 	quote, escaped := n.quote, n.escaped // locals, for a tight loop
 	opens := &opensString[n.lang]
 	i := 0

@@ -105,7 +105,9 @@ type Parser struct {
 	// markers and, from index nameTags on, the "name(" of known tools.
 	textTags []string
 	nameTags int
-	firsts   string // the first bytes of textTags
+	// firsts marks the first bytes of textTags: it is the syntax's set
+	// unless tools' names add their own.
+	firsts *byteSet
 	// lead is the last reply-text byte before the scan position that is
 	// not a space or a tab, 0 after a tag or a call. A tool's bare name
 	// opens a call only where a call can stand: see callCanStart.
@@ -133,7 +135,10 @@ const (
 	thinkClose = "</think>"
 )
 
-var thinkingTags = []string{thinkClose}
+var (
+	thinkingTags   = []string{thinkClose}
+	thinkingFirsts = firstBytes(thinkingTags)
+)
 
 // New returns a parser set up by opts.
 func New(opts Options) *Parser {
@@ -147,7 +152,7 @@ func New(opts Options) *Parser {
 func (p *Parser) Reset(opts Options) {
 	x := opts.Dialect.syntax()
 	*p = Parser{syn: x, call: p.call[:0], textTags: x.textTags, nameTags: len(x.textTags),
-		firsts: x.firsts, bareObject: x.bareObject}
+		firsts: &x.firsts, bareObject: x.bareObject}
 	if x.lang == pythonLang {
 		p.addNames(opts.Tools)
 	}
@@ -165,7 +170,8 @@ func (p *Parser) addNames(tools []string) {
 		}
 	}
 	p.textTags = tags
-	p.firsts = firstBytes(p.firsts, tags[p.nameTags:])
+	firsts := firstBytes(tags)
+	p.firsts = &firsts
 }
 
 // Pending returns the characters held back because they may be the start
@@ -210,11 +216,7 @@ func (p *Parser) plain(chunk string) bool {
 	if p.mode == inCall || p.held != "" || p.partialLen > 0 || p.bareObject || chunk == "" || chunk[len(chunk)-1] >= utf8.RuneSelf {
 		return false
 	}
-	firsts := p.firsts
-	if p.mode == inThinking {
-		firsts = thinkClose[:1]
-	}
-	return indexAny(chunk, firsts) < 0
+	return p.tagFirsts().index(chunk) < 0
 }
 
 // Flush ends the reply: whatever was held back comes out as characters,
@@ -250,12 +252,9 @@ func (p *Parser) scanText(s string, emit func(Event)) string {
 			return s[n+1:]
 		}
 	}
-	firsts := p.firsts
-	if p.mode == inThinking {
-		firsts = thinkClose[:1]
-	}
+	firsts := p.tagFirsts()
 	for from := 0; ; {
-		i := indexAny(s[from:], firsts)
+		i := firsts.index(s[from:])
 		if i < 0 {
 			return p.charsUpToPartial(s, emit)
 		}
@@ -269,6 +268,14 @@ func (p *Parser) scanText(s string, emit func(Event)) string {
 		}
 		from = at + 1
 	}
+}
+
+// tagFirsts returns the first bytes of the tags read in text or thinking.
+func (p *Parser) tagFirsts() *byteSet {
+	if p.mode == inThinking {
+		return &thinkingFirsts
+	}
+	return p.firsts
 }
 
 // bareNames reports whether tools' bare names open calls, as in Pythonic.
@@ -375,28 +382,23 @@ func (p *Parser) scanBody(s string, emit func(Event)) string {
 
 // extendTag decides a held tag prefix with the bytes that follow it.
 func (p *Parser) extendTag(s string, emit func(Event)) string {
-	need := 0
-	for _, t := range p.tags() {
-		if strings.HasPrefix(t, p.held) {
-			need = max(need, len(t)-len(p.held))
-		}
-	}
-	next := s[:min(need, len(s))]
 	for _, t := range p.tags() {
 		if !strings.HasPrefix(t, p.held) {
 			continue
 		}
 		rest := t[len(p.held):]
-		switch {
-		case strings.HasPrefix(next, rest):
+		switch n := min(len(rest), len(s)); {
+		case s[:n] != rest[:n]:
+			continue
+		case n == len(rest):
 			p.held = ""
 			p.enter(t, emit)
-			return s[len(rest):]
-		case strings.HasPrefix(rest, next):
-			// Still a prefix; the held string is a tag's own prefix, so the
-			// longer one is too and no allocation is needed.
-			p.held = t[:len(p.held)+len(next)]
-			return s[len(next):]
+			return s[n:]
+		default:
+			// All of s extends the prefix; the held string is a tag's own
+			// prefix, so the longer one is too and no allocation is needed.
+			p.held = t[:len(p.held)+n]
+			return ""
 		}
 	}
 	// Not a tag after all: its first byte is a character and the rest is
@@ -547,17 +549,23 @@ func matchTag(s string, tags []string) (tag string, prefix bool) {
 	return "", prefix
 }
 
-// indexAny is strings.IndexAny, faster for one byte, the common case,
-// and for the few bytes of a token, where a loop beats a vector search.
-func indexAny(s, bytes string) int {
-	switch {
-	case len(bytes) > 1:
-		return strings.IndexAny(s, bytes)
-	case len(s) > 16:
-		return strings.IndexByte(s, bytes[0])
+// byteSet is a set of bytes, for scans that stop at any of them. Its
+// index is small enough to inline, and on the few bytes of a token a table
+// lookup per byte beats strings.IndexAny and its call.
+type byteSet [256]bool
+
+// firstBytes returns the set of the first bytes of tags.
+func firstBytes(tags []string) (set byteSet) {
+	for _, t := range tags {
+		set[t[0]] = true
 	}
+	return set
+}
+
+// index returns the index of the first byte of s in set, or -1.
+func (set *byteSet) index(s string) int {
 	for i := 0; i < len(s); i++ {
-		if s[i] == bytes[0] {
+		if set[s[i]] {
 			return i
 		}
 	}
