@@ -63,6 +63,19 @@ func (r *Registry) Add(t Tool) error {
 	return nil
 }
 
+// AddAll adds each of ts that Add accepts, and returns why the others were
+// left out, joined; nil when all were added. Tools from outside toolscope,
+// such as an MCP server's, go in this way: one bad tool loses only itself.
+func (r *Registry) AddAll(ts []Tool) error {
+	var left []error
+	for _, t := range ts {
+		if err := r.Add(t); err != nil {
+			left = append(left, err)
+		}
+	}
+	return errors.Join(left...)
+}
+
 // Lookup returns the tool with the given name.
 func (r *Registry) Lookup(name string) (Tool, bool) {
 	e, ok := r.entry(name)

@@ -308,3 +308,27 @@ func TestRegistryConcurrentUse(t *testing.T) {
 		t.Errorf("registry holds %d tools, want 11", n)
 	}
 }
+
+func TestAddAllKeepsWhatItCan(t *testing.T) {
+	r, err := NewRegistry(Stubs(0)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	object := json.RawMessage(`{"type":"object"}`)
+	noop := func(context.Context, struct{}) (string, error) { return "", nil }
+	err = r.AddAll([]Tool{
+		Func("add", "Adds.", object, noop),
+		Func("send_mail", "Another send_mail.", object, noop),
+		Func("broken", "Bad schema.", json.RawMessage(`{"type":"nope"}`), noop),
+		Func("multiply", "Multiplies.", object, noop),
+	})
+	if got := strings.Join(r.Names(), " "); got != "send_mail schedule_meeting cancel_meeting add multiply" {
+		t.Fatalf("names = %s, want the stubs and the two good tools", got)
+	}
+	if err == nil || !strings.Contains(err.Error(), `two tools are named "send_mail"`) || !strings.Contains(err.Error(), `"broken"`) {
+		t.Fatalf("AddAll error = %v, want both tools left out named", err)
+	}
+	if err := r.AddAll(nil); err != nil {
+		t.Fatalf("AddAll(nil) = %v", err)
+	}
+}

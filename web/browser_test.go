@@ -121,10 +121,8 @@ func serveWithMCP(t *testing.T, backend llm.Backend, toolDelay time.Duration, hu
 			t.Fatal(err)
 		}
 		if hub != nil {
-			for _, tool := range hub.Tools() {
-				if err := registry.Add(tool); err != nil {
-					t.Fatal(err)
-				}
+			if err := registry.AddAll(hub.Tools()); err != nil {
+				t.Fatal(err)
 			}
 		}
 		return registry

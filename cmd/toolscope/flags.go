@@ -128,7 +128,7 @@ func (f *engineFlags) newAgent() (*agent.Agent, error) {
 	}
 	return agent.New(agent.Config{
 		Backend:     backend,
-		Tools:       f.registry(f.toolDelay),
+		Tools:       f.tools(f.toolDelay),
 		MaxRounds:   f.maxRounds,
 		ToolTimeout: f.toolTimeout,
 		Think:       f.think.value,

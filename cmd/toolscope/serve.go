@@ -40,7 +40,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Hub:       runs.NewHub(*keep),
 		NewAgent:  f.agentFor,
 		Backend:   backend,
-		Tools:     func() []tools.Tool { return f.registry(f.toolDelay).Tools() },
+		Tools:     func() []tools.Tool { return f.tools(f.toolDelay).Tools() },
 		MCP:       f.mcpServers,
 		Dialect:   f.dialect,
 		MaxRounds: f.maxRounds,

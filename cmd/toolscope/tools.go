@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -70,14 +69,8 @@ func (t *toolFlags) connect(ctx context.Context, log io.Writer) error {
 			fmt.Fprintf(log, "mcp: %s: %s\n", s.Name, w)
 		}
 	}
-	builtin := map[string]bool{}
-	for _, tool := range tools.Stubs(0) {
-		builtin[tool.Name()] = true
-	}
-	for _, tool := range t.hub.Tools() {
-		if builtin[tool.Name()] {
-			fmt.Fprintf(log, "mcp: %s: tool %s is left out: a built-in tool has that name\n", tools.SourceOf(tool), tool.Name())
-		}
+	if _, err := t.registry(0); err != nil {
+		fmt.Fprintf(log, "mcp: tools left out: %v\n", err)
 	}
 	return nil
 }
@@ -91,26 +84,23 @@ func (t *toolFlags) close() {
 	}
 }
 
-// registry gathers the built-in stubs and the MCP servers' current tools.
-// An MCP tool named like a built-in one is left out: the built-in one is
-// what the page and the docs describe.
-func (t *toolFlags) registry(delay time.Duration) *tools.Registry {
+// registry gathers the built-in stubs and the MCP servers' current tools,
+// and says which MCP tools were left out, such as one named like a
+// built-in tool: the built-in one is what the page and the docs describe.
+func (t *toolFlags) registry(delay time.Duration) (*tools.Registry, error) {
 	r, err := tools.NewRegistry(tools.Stubs(delay)...)
 	if err != nil {
 		panic(err) // the stubs are fixed and valid
 	}
 	if t.hub == nil {
-		return r
+		return r, nil
 	}
-	var clashes []error
-	for _, tool := range t.hub.Tools() {
-		if err := r.Add(tool); err != nil {
-			clashes = append(clashes, err)
-		}
-	}
-	if len(clashes) > 0 {
-		slog.Debug("MCP tools left out", "error", errors.Join(clashes...)) // connect warned once
-	}
+	return r, r.AddAll(t.hub.Tools())
+}
+
+// tools is registry for a run: connect has reported what is left out.
+func (t *toolFlags) tools(delay time.Duration) *tools.Registry {
+	r, _ := t.registry(delay)
 	return r
 }
 
