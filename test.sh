@@ -24,10 +24,10 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 # The generated templ code is committed; it must match its source.
-go tool templ generate -path web >/dev/null 2>&1
-if ! git diff --quiet -- 'web/*_templ.go'; then
-	echo "web/*_templ.go is out of date: run 'go tool templ generate -path web' and commit" >&2
-	git diff --stat -- 'web/*_templ.go' >&2
+go tool templ generate -path frontend/web >/dev/null 2>&1
+if ! git diff --quiet -- 'frontend/web/*_templ.go'; then
+	echo "frontend/web/*_templ.go is out of date: run 'go tool templ generate -path frontend/web' and commit" >&2
+	git diff --stat -- 'frontend/web/*_templ.go' >&2
 	exit 1
 fi
 go vet ./...

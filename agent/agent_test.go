@@ -14,7 +14,7 @@ import (
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/demo"
 	"github.com/toolscope/toolscope/llm/ollama"
-	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
 )

@@ -17,7 +17,7 @@ import (
 	"github.com/toolscope/toolscope/internal/nettest"
 
 	"github.com/toolscope/toolscope/agent"
-	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 )
 
 // binary is toolscope built once for the tests, so that they run it as a

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/toolscope/toolscope/agent"
-	"github.com/toolscope/toolscope/terminal"
+	"github.com/toolscope/toolscope/frontend/terminal"
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/frontend/server"
 	"github.com/toolscope/toolscope/runs"
-	"github.com/toolscope/toolscope/server"
 	"github.com/toolscope/toolscope/tools"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/toolscope/toolscope/internal/nettest"
 
-	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 )
 
 func TestCheck(t *testing.T) {

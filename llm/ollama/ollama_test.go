@@ -16,7 +16,7 @@ import (
 
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama"
-	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 )
 
 var conversation = []llm.Message{

@@ -16,7 +16,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 )
 
 // post sends body to path and returns the response, closed at test end.

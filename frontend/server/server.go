@@ -16,11 +16,11 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/frontend/web"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/mcp"
-	"github.com/toolscope/toolscope/web"
 )
 
 // Defaults of Config fields left zero.

@@ -6,9 +6,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/toolscope/toolscope/frontend/web"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
-	"github.com/toolscope/toolscope/web"
 )
 
 func (s *Server) page(c *fiber.Ctx) error {

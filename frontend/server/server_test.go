@@ -18,12 +18,12 @@ import (
 	"github.com/toolscope/toolscope/internal/nettest"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/frontend/server"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/demo"
 	"github.com/toolscope/toolscope/llm/ollama"
-	"github.com/toolscope/toolscope/llm/ollamatest"
+	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/runs"
-	"github.com/toolscope/toolscope/server"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/toolstest"
 )
