@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Builds toolscope and starts the browser playground: with a real model
-# through Ollama when Ollama answers and has the model pulled, else with
-# the offline demo model (the page says which).
+# Builds toolscope and starts the browser playground. toolscope chooses
+# the backend itself (--backend auto): a real model through Ollama when
+# Ollama answers and has the model pulled, else the offline demo model
+# (the page says which, and why).
+#
+# Settings come from toolscope's own flags and TOOLSCOPE_* environment
+# variables (see 'bin/toolscope serve -h'), for example:
 #
 #   TOOLSCOPE_ADDR   where to serve        (default 127.0.0.1:8000)
 #   TOOLSCOPE_MODEL  the Ollama model      (default qwen3:4b)
@@ -17,6 +21,4 @@ if ! command -v go >/dev/null; then
 fi
 mkdir -p bin
 go build -o bin/toolscope ./cmd/toolscope
-exec bin/toolscope serve --backend auto \
-	--addr "${TOOLSCOPE_ADDR:-127.0.0.1:8000}" \
-	--model "${TOOLSCOPE_MODEL:-qwen3:4b}" "$@"
+exec bin/toolscope serve "$@"

@@ -78,7 +78,7 @@ type Conversation struct {
 
 // Result is how a run ended.
 type Result struct {
-	Reason string // Answered, MaxRounds, Cancelled or Failed
+	Reason Reason // Answered, MaxRounds, Cancelled or Failed
 	Text   string // the answer
 	Rounds int
 	Err    error // the backend error when Reason is Failed
@@ -100,13 +100,24 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, message string, emi
 	}
 	conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: message})
 	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: a.cfg.Backend.Info(), Message: message,
-		Tools: a.cfg.Tools.Names(), Dialect: a.cfg.Dialect.String()}})
+		Tools: a.cfg.Tools.Names(), Dialect: a.cfg.Dialect.String(), DialectMarks: a.cfg.Dialect.Describe()}})
 	res := r.loop(ctx)
 	if res.Err != nil {
-		r.send(Event{Type: Error, Round: res.Rounds, Error: res.Err.Error()})
+		r.send(failure(res.Rounds, res.Err))
 	}
 	r.send(Event{Type: RunFinished, Reason: res.Reason, Text: res.Text, Rounds: res.Rounds})
 	return res
+}
+
+// failure is the Error event for a backend error. An *llm.Error's fix goes
+// in its own field, for each front end to word, so the text is its
+// problem alone.
+func failure(round int, err error) Event {
+	var le *llm.Error
+	if errors.As(err, &le) {
+		return Event{Type: Error, Round: round, Error: le.Problem, Fix: le.Fix}
+	}
+	return Event{Type: Error, Round: round, Error: err.Error()}
 }
 
 // run is the state of one Run.
@@ -160,10 +171,11 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 	if err != nil {
 		return rep, err
 	}
-	r.send(Event{Type: RoundStarted, Round: round, Input: &in})
+	inThinking := streamparser.OpensThinking(in.Prompt)
+	r.send(Event{Type: RoundStarted, Round: round, Input: &in, StartsInThinking: inThinking})
 
 	parser := streamparser.New(streamparser.Options{
-		InThinking: opensThinking(in.Prompt),
+		InThinking: inThinking,
 		Dialect:    cfg.Dialect,
 		Tools:      cfg.Tools.Names(),
 	})
@@ -188,15 +200,8 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		return nil
 	})
 	parser.Flush(onEvent)
-	r.send(Event{Type: RoundFinished, Round: round, Stats: &RoundStats{Stats: stats, FirstTokenMS: millis(firstToken)}})
+	r.send(Event{Type: RoundFinished, Round: round, Stats: roundStats(stats, firstToken)})
 	return rep, err
-}
-
-// opensThinking reports whether a raw prompt leaves the model inside an
-// open <think> block, so that its reply has no opening tag.
-func opensThinking(prompt string) bool {
-	p := strings.TrimRight(prompt, " \n")
-	return strings.HasSuffix(p, "<think>")
 }
 
 // parsed turns a parser event into run events and the reply's record.
@@ -315,7 +320,11 @@ func (a *Agent) call(ctx context.Context, c *Call) (string, error) {
 	}()
 	select {
 	case o := <-done:
-		return o.result, o.err
+		// A tool that fails because ctx ended says so in Go's words
+		// ("context canceled"); the stop is worded below instead.
+		if o.err == nil || ctx.Err() == nil {
+			return o.result, o.err
+		}
 	case <-ctx.Done():
 		// A tool that stops when told may still be recording its last
 		// messages, such as an MCP server's notifications/cancelled.
@@ -323,11 +332,11 @@ func (a *Agent) call(ctx context.Context, c *Call) (string, error) {
 		case <-done:
 		case <-time.After(toolGrace):
 		}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
-			return "", fmt.Errorf("tool %s did not answer within %s", c.Name, a.cfg.ToolTimeout)
-		}
-		return "", fmt.Errorf("tool %s was cancelled: %w", c.Name, ctx.Err())
 	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
+		return "", fmt.Errorf("tool %s did not answer within %s", c.Name, a.cfg.ToolTimeout)
+	}
+	return "", fmt.Errorf("tool %s was stopped because the run was cancelled", c.Name)
 }
 
 // wireLog collects the protocol messages of one call. A tool may record

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
 )
 
@@ -14,7 +15,7 @@ type Type string
 
 const (
 	RunStarted      Type = "run_started"       // Run
-	RoundStarted    Type = "round_started"     // Round, Input: exactly what the model is given
+	RoundStarted    Type = "round_started"     // Round, Input: exactly what the model is given; StartsInThinking
 	Token           Type = "token"             // Round, Text: raw model output as it arrived; Pending: what the parser holds back
 	ThinkingDelta   Type = "thinking_delta"    // Round, Text, ParsedBy
 	TextDelta       Type = "text_delta"        // Round, Text
@@ -27,15 +28,19 @@ const (
 	ToolResponse    Type = "tool_response"     // Round, Text: the user turn injected into the conversation
 	RoundFinished   Type = "round_finished"    // Round, Stats
 	RunFinished     Type = "run_finished"      // Reason, Text: the answer, Rounds
-	Error           Type = "error"             // Round (0 outside rounds), Error
+	Error           Type = "error"             // Round (0 outside rounds), Error, Fix
 )
 
-// Reasons a run finishes, in RunFinished events.
+// Reason is how a run finished, in RunFinished events and Result. Like
+// Type, its values are a stable interface.
+type Reason string
+
+// Reasons a run finishes.
 const (
-	Answered  = "answered"   // the model answered without calling a tool
-	MaxRounds = "max_rounds" // the round limit was reached
-	Cancelled = "cancelled"  // the caller cancelled the run
-	Failed    = "error"      // the backend failed; an Error event says how
+	Answered  Reason = "answered"   // the model answered without calling a tool
+	MaxRounds Reason = "max_rounds" // the round limit was reached
+	Cancelled Reason = "cancelled"  // the caller cancelled the run
+	Failed    Reason = "error"      // the backend failed; an Error event says how
 )
 
 // Event is one step of a run. Which fields are set depends on Type.
@@ -55,13 +60,20 @@ type Event struct {
 	Stats  *RoundStats `json:"stats,omitempty"`
 	Result string      `json:"result,omitempty"`
 	Error  string      `json:"error,omitempty"`
+	// Fix is what a person can do about an Error event's failure, for
+	// each front end to word as its own control; nil when none is known.
+	Fix *llm.Fix `json:"fix,omitempty"`
 	// Wire holds the protocol messages a tool exchanged, such as an MCP
 	// server's JSON-RPC request and response.
 	Wire []tools.WireMessage `json:"wire,omitempty"`
 
 	DurationMS float64 `json:"duration_ms,omitempty"`
-	Reason     string  `json:"reason,omitempty"`
+	Reason     Reason  `json:"reason,omitempty"`
 	Rounds     int     `json:"rounds,omitempty"`
+
+	// StartsInThinking: the input leaves the model inside <think>, so the
+	// reply starts in thinking with no opening tag.
+	StartsInThinking bool `json:"starts_in_thinking,omitempty"`
 }
 
 // RunInfo describes a run when it starts.
@@ -70,6 +82,9 @@ type RunInfo struct {
 	Message string   `json:"message"`
 	Tools   []string `json:"tools"`
 	Dialect string   `json:"dialect"`
+	// DialectMarks is how the dialect's calls and thinking look in model
+	// text, for front ends to highlight.
+	DialectMarks streamparser.Description `json:"dialect_marks"`
 }
 
 // Call is a tool call of a round.
@@ -82,11 +97,29 @@ type Call struct {
 	ParsedBy  string          `json:"parsed_by"`        // "toolscope" or "ollama"
 }
 
-// RoundStats are a round's counters.
+// RoundStats are a round's counters. Times are in milliseconds, as
+// everywhere in events; the backend's own timings are zero where it
+// reports none.
 type RoundStats struct {
-	llm.Stats
-	// FirstTokenMS is the time from sending the input to the first chunk.
+	DoneReason   string  `json:"done_reason"` // the backend's, e.g. "stop" or "length"
+	PromptTokens int     `json:"prompt_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	LoadMS       float64 `json:"load_ms"`   // loading the model
+	PromptMS     float64 `json:"prompt_ms"` // reading the input
+	EvalMS       float64 `json:"eval_ms"`   // writing the reply
+	TotalMS      float64 `json:"total_ms"`  // the backend's whole request
+	// FirstTokenMS is the time from sending the input to the first chunk,
+	// as toolscope measured it.
 	FirstTokenMS float64 `json:"first_token_ms"`
+}
+
+func roundStats(s llm.Stats, firstToken time.Duration) *RoundStats {
+	return &RoundStats{
+		DoneReason: s.DoneReason, PromptTokens: s.PromptTokens, OutputTokens: s.OutputTokens,
+		LoadMS: millis(s.LoadDuration), PromptMS: millis(s.PromptDuration),
+		EvalMS: millis(s.EvalDuration), TotalMS: millis(s.TotalDuration),
+		FirstTokenMS: millis(firstToken),
+	}
 }
 
 func millis(d time.Duration) float64 {

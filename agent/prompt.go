@@ -15,30 +15,14 @@ const preamble = "You are a helpful assistant with access to tools. Use a tool w
 // The tools block is the text the Qwen3 and Hermes model families were
 // trained on, word for word: small models call tools far more reliably
 // when the prompt matches their training. Other dialects keep the block
-// and change only the instructions for writing a call.
+// and change only the instructions for writing a call, which each dialect
+// carries (streamparser.Dialect.Instructions).
 const toolsHeader = `# Tools
 
 You may call one or more functions to assist with the user query.
 
 You are provided with function signatures within <tools></tools> XML tags:
 <tools>`
-
-// callFormats tells the model how to write a call, per dialect.
-var callFormats = map[streamparser.Dialect]string{
-	streamparser.Hermes: `For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:
-<tool_call>
-{"name": <function-name>, "arguments": <args-json-object>}
-</tool_call>`,
-	streamparser.Marker: `For each function call, write >>>CALL_FUNCTION<<< followed by a json object with function name and arguments:
->>>CALL_FUNCTION<<< {"name": <function-name>, "arguments": <args-json-object>}`,
-	streamparser.Pythonic: `For each function call, write <<function>> followed by a Python function call with keyword arguments:
-<<function>>function_name(argument_name="value", other_argument=2)`,
-	streamparser.Llama3: `For each function call, write <|python_tag|> followed by a json object with function name and parameters:
-<|python_tag|>{"name": <function-name>, "parameters": <args-json-object>}`,
-	streamparser.Mistral: `To call functions, write [TOOL_CALLS] followed by a json array with one object per call:
-[TOOL_CALLS] [{"name": <function-name>, "arguments": <args-json-object>}]`,
-	streamparser.Fenced: "For each function call, write a json code block holding an object with function name and arguments:\n```json\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n```",
-}
 
 // SystemPrompt describes ts to the model, tells it how to write a call in
 // dialect d, and gives the date, time and time zone of now, so that
@@ -56,7 +40,7 @@ func SystemPrompt(ts []tools.Tool, d streamparser.Dialect, now time.Time) string
 	for _, t := range ts {
 		b.WriteString("\n" + toolLine(t))
 	}
-	b.WriteString("\n</tools>\n\n" + callFormats[d])
+	b.WriteString("\n</tools>\n\n" + d.Instructions())
 	return b.String()
 }
 

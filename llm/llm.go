@@ -36,15 +36,18 @@ type Request struct {
 	Think *bool
 }
 
+// Mode is how a backend gives the model its input.
+type Mode string
+
 // Modes of an Input.
 const (
-	ModeRaw  = "raw"  // the backend sends Prompt verbatim
-	ModeChat = "chat" // the backend sends Messages and the server renders them
+	ModeRaw  Mode = "raw"  // the backend sends Prompt verbatim
+	ModeChat Mode = "chat" // the backend sends Messages and the server renders them
 )
 
 // Input is exactly what a model will be given for one reply.
 type Input struct {
-	Mode     string    `json:"mode"`
+	Mode     Mode      `json:"mode"`
 	Messages []Message `json:"messages"`
 	// Prompt is the rendered text, special tokens included, in raw mode.
 	Prompt string `json:"prompt,omitempty"`
@@ -84,7 +87,7 @@ type Stats struct {
 type Info struct {
 	Backend string `json:"backend"` // "ollama" or "demo"
 	Model   string `json:"model"`
-	Mode    string `json:"mode"`
+	Mode    Mode   `json:"mode"`
 	// Demo is true for the scripted offline model, which the UI must
 	// always label as such.
 	Demo bool `json:"demo"`

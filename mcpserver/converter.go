@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -9,56 +10,91 @@ import (
 
 // Converter returns a server with the tools celsius_to_fahrenheit,
 // fahrenheit_to_celsius, convert_length and convert_weight. Answers read
-// like "100 °C = 212 °F".
+// like "100 °C = 212 °F", and come as the structured content
+// {"value": 100, "unit": "°C", "result": 212, "result_unit": "°F"} too.
 func Converter() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "converter", Title: "toolscope unit converter", Version: version}, nil)
-	addTools(s,
-		temperature("celsius_to_fahrenheit", "Convert a temperature from degrees Celsius to degrees Fahrenheit.",
-			"celsius_to_fahrenheit(celsius=100) returns 100 °C = 212 °F",
-			celsius, fahrenheit, func(c float64) float64 { return c*9/5 + 32 }),
-		temperature("fahrenheit_to_celsius", "Convert a temperature from degrees Fahrenheit to degrees Celsius.",
-			"fahrenheit_to_celsius(fahrenheit=212) returns 212 °F = 100 °C",
-			fahrenheit, celsius, func(f float64) float64 { return (f - 32) * 5 / 9 }),
-		conversion("convert_length", "length", `convert_length(value=5, from_unit="km", to_unit="mi") returns 5 km = 3.106856 mi`,
-			lengths, "length", "distance"),
-		conversion("convert_weight", "weight", `convert_weight(value=2, from_unit="lb", to_unit="kg") returns 2 lb = 0.9071847 kg`,
-			weights, "weight", "mass"),
-	)
-	return s
+	s := newServer("converter", "toolscope unit converter")
+	addTool(s, &mcp.Tool{Name: "celsius_to_fahrenheit",
+		Description: "Convert a temperature from degrees Celsius to degrees Fahrenheit. Example: celsius_to_fahrenheit(celsius=100) returns 100 °C = 212 °F"},
+		temperature[inCelsius](celsius, fahrenheit, func(c float64) float64 { return c*9/5 + 32 }))
+	addTool(s, &mcp.Tool{Name: "fahrenheit_to_celsius",
+		Description: "Convert a temperature from degrees Fahrenheit to degrees Celsius. Example: fahrenheit_to_celsius(fahrenheit=212) returns 212 °F = 100 °C"},
+		temperature[inFahrenheit](fahrenheit, celsius, func(f float64) float64 { return (f - 32) * 5 / 9 }))
+	addTool(s, &mcp.Tool{Name: "convert_length",
+		Description: fmt.Sprintf(`Convert a length from one unit to another (%s). Example: convert_length(value=5, from_unit="km", to_unit="mi") returns 5 km = 3.106856 mi`, lengths.symbols())},
+		convert("length", lengths))
+	addTool(s, &mcp.Tool{Name: "convert_weight",
+		Description: fmt.Sprintf(`Convert a weight from one unit to another (%s). Example: convert_weight(value=2, from_unit="lb", to_unit="kg") returns 2 lb = 0.9071847 kg`, weights.symbols())},
+		convert("weight", weights))
+	return s.Server
 }
 
-// convertedDigits is how many significant digits conversions show.
-const convertedDigits = 7
+// The input types of the converter's tools; see the calculator's.
+type (
+	inCelsius struct {
+		Celsius float64 `json:"celsius" jsonschema:"the temperature in °C" aka:"temperature,temp,degrees,value,number,x,c,degreesc,degreescelsius,centigrade"`
+	}
+	inFahrenheit struct {
+		Fahrenheit float64 `json:"fahrenheit" jsonschema:"the temperature in °F" aka:"temperature,temp,degrees,value,number,x,f,degreesf,degreesfahrenheit"`
+	}
+	// measurement is the input of convert_length and convert_weight,
+	// whose descriptions list the units.
+	measurement struct {
+		Value    float64 `json:"value" jsonschema:"the amount to convert" aka:"amount,quantity,number,x,val,length,distance,weight,mass"`
+		FromUnit string  `json:"from_unit" jsonschema:"its unit, by symbol or name" aka:"from,unitfrom,fromunits,source,sourceunit,inputunit,unit,units"`
+		ToUnit   string  `json:"to_unit" jsonschema:"the unit to convert to, by symbol or name" aka:"to,unitto,tounits,target,targetunit,outputunit,into"`
+	}
+)
+
+func (in inCelsius) degrees() float64    { return in.Celsius }
+func (in inFahrenheit) degrees() float64 { return in.Fahrenheit }
 
 // scale is a temperature scale.
 type scale struct {
-	name, symbol string
-	zero         float64 // absolute zero
-	aliases      []string
+	symbol string
+	zero   float64 // absolute zero
 }
 
 var (
-	celsius    = scale{"celsius", "°C", -273.15, []string{"c", "degreesc", "degreescelsius", "centigrade"}}
-	fahrenheit = scale{"fahrenheit", "°F", -459.67, []string{"f", "degreesf", "degreesfahrenheit"}}
+	celsius    = scale{"°C", -273.15}
+	fahrenheit = scale{"°F", -459.67}
 )
 
-func temperature(name, summary, example string, from, to scale, convert func(float64) float64) tool {
-	in := param{name: from.name, about: "the temperature in " + from.symbol, number: true,
-		aliases: append([]string{"temperature", "temp", "degrees", "value", "number", "x"}, from.aliases...)}
-	return tool{name: name, summary: summary, example: example, params: []param{in},
-		run: func(args *arguments) (string, error) {
-			x, err := args.numbers(in)
-			if err != nil {
-				return "", err
-			}
-			t := x[0]
-			if t < from.zero {
-				return "", fmt.Errorf("%s %s is below absolute zero (%s %s), the lowest temperature there is",
-					formatNumber(t, convertedDigits), from.symbol, formatNumber(from.zero, convertedDigits), from.symbol)
-			}
-			return fmt.Sprintf("%s %s = %s %s", formatNumber(t, convertedDigits), from.symbol,
-				formatNumber(convert(t), convertedDigits), to.symbol), nil
-		}}
+func temperature[In interface{ degrees() float64 }](from, to scale, convert func(float64) float64) mcp.ToolHandlerFor[In, conversion] {
+	return func(_ context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, conversion, error) {
+		t := in.degrees()
+		if t < from.zero {
+			return nil, conversion{}, fmt.Errorf("%s %s is below absolute zero (%s %s), the lowest temperature there is",
+				formatNumber(t, convertedDigits), from.symbol, formatNumber(from.zero, convertedDigits), from.symbol)
+		}
+		return converted(t, from.symbol, convert(t), to.symbol)
+	}
+}
+
+func convert(quantity string, us units) mcp.ToolHandlerFor[measurement, conversion] {
+	return func(_ context.Context, _ *mcp.CallToolRequest, in measurement) (*mcp.CallToolResult, conversion, error) {
+		from, err := us.find(quantity, "from_unit", in.FromUnit)
+		if err != nil {
+			return nil, conversion{}, err
+		}
+		to, err := us.find(quantity, "to_unit", in.ToUnit)
+		if err != nil {
+			return nil, conversion{}, err
+		}
+		return converted(in.Value, from.symbol, in.Value*from.size/to.size, to.symbol)
+	}
+}
+
+// converted replies with a conversion, or with an error if the result
+// cannot be written down.
+func converted(value float64, unit string, result float64, resultUnit string) (*mcp.CallToolResult, conversion, error) {
+	if err := representable(result); err != nil {
+		return nil, conversion{}, err
+	}
+	return reply(conversion{
+		Value: significant(value, convertedDigits), Unit: unit,
+		Result: significant(result, convertedDigits), ResultUnit: resultUnit,
+	})
 }
 
 // unit is a unit of length or weight.
@@ -93,21 +129,22 @@ var (
 	}
 )
 
-// find looks a unit up by symbol or name, forgiving case, spaces and a
-// trailing full stop.
-func (us units) find(s string) (unit, bool) {
-	s = strings.ToLower(strings.Join(strings.Fields(strings.TrimSuffix(strings.TrimSpace(s), ".")), " "))
+// find looks up the unit that argument names, by symbol or name,
+// forgiving case, spaces and a trailing full stop; quantity names what
+// us measures, for the error.
+func (us units) find(quantity, argument, s string) (unit, error) {
+	key := strings.ToLower(strings.Join(strings.Fields(strings.TrimSuffix(strings.TrimSpace(s), ".")), " "))
 	for _, u := range us {
-		if s == u.symbol {
-			return u, true
+		if key == u.symbol {
+			return u, nil
 		}
 		for _, n := range u.names {
-			if s == n {
-				return u, true
+			if key == n {
+				return u, nil
 			}
 		}
 	}
-	return unit{}, false
+	return unit{}, fmt.Errorf("argument %q must be a %s unit (%s), got %q", argument, quantity, us.symbols(), s)
 }
 
 func (us units) symbols() string {
@@ -116,36 +153,4 @@ func (us units) symbols() string {
 		symbols[i] = u.symbol
 	}
 	return strings.Join(symbols, ", ")
-}
-
-// conversion makes a tool that converts between units; aliases are more
-// names for its value.
-func conversion(name, quantity, example string, us units, aliases ...string) tool {
-	value := param{name: "value", about: "the " + quantity + " to convert", number: true,
-		aliases: append([]string{"amount", "quantity", "number", "x", "val"}, aliases...)}
-	from := param{name: "from_unit", about: "its unit: " + us.symbols(),
-		aliases: []string{"from", "unitfrom", "fromunits", "source", "sourceunit", "inputunit", "unit", "units"}}
-	to := param{name: "to_unit", about: "the unit to convert to: " + us.symbols(),
-		aliases: []string{"to", "unitto", "tounits", "target", "targetunit", "outputunit", "into"}}
-	return tool{
-		name:    name,
-		summary: fmt.Sprintf("Convert a %s from one unit to another (%s).", quantity, us.symbols()),
-		example: example,
-		params:  []param{value, from, to},
-		run: func(args *arguments) (string, error) {
-			x, err := args.numbers(value)
-			if err != nil {
-				return "", err
-			}
-			names, err := args.text(fmt.Sprintf("a %s unit (%s)", quantity, us.symbols()),
-				func(s string) bool { _, ok := us.find(s); return ok }, from, to)
-			if err != nil {
-				return "", err
-			}
-			a, _ := us.find(names[0])
-			b, _ := us.find(names[1])
-			return fmt.Sprintf("%s %s = %s %s", formatNumber(x[0], convertedDigits), a.symbol,
-				formatNumber(x[0]*a.size/b.size, convertedDigits), b.symbol), nil
-		},
-	}
 }

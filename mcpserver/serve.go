@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -80,6 +81,9 @@ func Serve(ctx context.Context, s *mcp.Server, transport, addr string, stdin io.
 		// and Shutdown does not wait on them.
 		BaseContext: func(net.Listener) context.Context { return ctx },
 	}
+	var unused unusedConns
+	srv.ConnState = unused.track
+	srv.RegisterOnShutdown(unused.closeAll)
 	stopped := make(chan error, 1)
 	stop := context.AfterFunc(ctx, func() {
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -91,6 +95,43 @@ func Serve(ctx context.Context, s *mcp.Server, transport, addr string, stdin io.
 		return err
 	}
 	return <-stopped
+}
+
+// unusedConns tracks the connections that clients opened but have sent no
+// request on. Go's own client dials ahead of need and may never use such a
+// connection, and Shutdown waits five seconds before it counts one as
+// idle; none has a request being answered, so shutting down closes them
+// at once.
+type unusedConns struct {
+	mu      sync.Mutex
+	conns   map[net.Conn]struct{}
+	closing bool
+}
+
+func (u *unusedConns) track(c net.Conn, state http.ConnState) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	switch {
+	case state != http.StateNew:
+		delete(u.conns, c)
+	case u.closing:
+		c.Close()
+	default:
+		if u.conns == nil {
+			u.conns = make(map[net.Conn]struct{})
+		}
+		u.conns[c] = struct{}{}
+	}
+}
+
+func (u *unusedConns) closeAll() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.closing = true
+	for c := range u.conns {
+		c.Close()
+	}
+	clear(u.conns)
 }
 
 // nopCloser keeps the SDK from closing the caller's stdout.

@@ -3,7 +3,9 @@ package mcpserver_test
 import (
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,7 +78,8 @@ func TestTools(t *testing.T) {
 		{"round_number", `{"number": 3.14159, "decimals": 2}`, "3.14", false},
 		{"round_number", `{"number": 2.5}`, "3", false},
 		{"round_number", `{"value": "1234.5678", "places": "1"}`, "1234.6", false},
-		{"round_number", `{"number": 1.5, "decimals": 1.5}`, "decimals must be a whole number from 0 to 15, got 1.5", true},
+		{"round_number", `{"number": 1.5, "decimals": 1.5}`, `round_number: argument "decimals" must be a whole number, got 1.5`, true},
+		{"round_number", `{"number": 1.5, "decimals": 16}`, "decimals must be from 0 to 15, got 16", true},
 		{"add", `{}`, `add needs "a" (the first number) and "b" (the second number), but the arguments were {}; for example add(a=2, b=3) returns 5`, true},
 		{"add", `{"a": 1}`, `add needs "b" (the second number), but the arguments were {"a":1}`, true},
 		{"add", `{"a": "two", "b": 3}`, `add: argument "a" must be a number, got "two"`, true},
@@ -102,6 +105,7 @@ func TestTools(t *testing.T) {
 		{"convert_weight", `{"mass": "500", "from": "g", "to": "oz"}`, "500 g = 17.63698 oz", false},
 		{"convert_weight", `{"value": 1, "from": "metric  ton", "to": "KG"}`, "1 t = 1000 kg", false},
 		{"convert_weight", `{"value": 1, "from": "km", "to": "kg"}`, `must be a weight unit (mg, g, kg, t, oz, lb, st), got "km"`, true},
+		{"convert_length", `{"value": 1e308, "from_unit": "km", "to_unit": "mm"}`, "the result is too large to represent", true},
 	}
 	for _, tt := range tests {
 		tool, ok := byName[tt.tool]
@@ -123,20 +127,38 @@ func TestDescriptionsCarryAnExample(t *testing.T) {
 	if len(byName) != 11 {
 		t.Errorf("%d tools, want 11", len(byName))
 	}
-	registry := tools.Registry{}
 	for name, tool := range byName {
 		if d := tool.Description(); !strings.Contains(d, " Example: "+name+"(") {
 			t.Errorf("%s's description has no example: %q", name, d)
 		}
-		if err := registry.Add(tool); err != nil {
-			t.Error(err)
-		}
 	}
-	// The schema names what the model should write, and lets through what
-	// it may write instead.
-	for _, args := range []string{`{"a": 6, "b": 7}`, `{"x": "6", "y": "7"}`} {
-		if err := registry.Check("multiply", json.RawMessage(args)); err != nil {
-			t.Errorf("the registry refuses multiply(%s): %v", args, err)
+}
+
+// TestRegistryRefusesImprovisedCalls checks that the schemas are honest:
+// toolscope's own check, which runs before every call, shows the model
+// what its improvised call lacks instead of letting the server guess.
+func TestRegistryRefusesImprovisedCalls(t *testing.T) {
+	byName := connect(t, map[string]*sdk.Server{"calculator": mcpserver.Calculator(), "converter": mcpserver.Converter()})
+	registry, err := tools.NewRegistry(slices.Collect(maps.Values(byName))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ tool, args, want string }{
+		{"multiply", `{"a": 6, "b": 7}`, ""},
+		{"multiply", `{"x": 6, "y": 7}`, `missing required argument "a"; missing required argument "b"; ` +
+			`unexpected argument "x" (multiply takes: a, b); unexpected argument "y" (multiply takes: a, b)`},
+		{"multiply", `{"a": "6", "b": 7}`, `argument "a" must be a number, got string`},
+		{"round_number", `{"number": 2.5}`, ""},
+		{"round_number", `{"number": 2.5, "decimals": 1.5}`, `argument "decimals" must be an integer, got number`},
+		{"convert_length", `{"value": 5, "from_unit": "km"}`, `missing required argument "to_unit"`},
+	}
+	for _, tt := range tests {
+		err := registry.Check(tt.tool, json.RawMessage(tt.args))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("the registry refuses %s(%s): %v", tt.tool, tt.args, err)
+		case tt.want != "" && (err == nil || err.Error() != tt.want):
+			t.Errorf("the registry's check of %s(%s) = %v, want %q", tt.tool, tt.args, err, tt.want)
 		}
 	}
 }

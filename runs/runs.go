@@ -1,8 +1,13 @@
 // Package runs keeps runs alive on the server, apart from the requests that
-// started or watch them. A run records every event of its agent.Run, so a
-// viewer that connects late, or reconnects, replays what it missed and then
-// follows the live tail; any number of viewers can follow one run, and a
-// viewer that leaves stops nothing.
+// started or watch them.
+//
+// A run records every event of its agent.Run. [Run.Events] is how anything
+// watches one: a viewer that connects late, or reconnects after the event
+// it last saw, replays what it missed and then follows the live tail, and
+// the iteration ends by itself once the run has finished. Any number of
+// viewers can follow one run; a viewer that leaves (breaks out of its loop,
+// or cancels its context) stops nothing, and [Run.Viewers] counts those
+// still watching.
 package runs
 
 import (
@@ -10,7 +15,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"iter"
 	"sync"
+	"sync/atomic"
 
 	"github.com/toolscope/toolscope/agent"
 )
@@ -153,6 +160,8 @@ type Run struct {
 	changed chan struct{} // closed and replaced when events are added
 	done    bool
 	result  agent.Result
+
+	viewers atomic.Int64 // iterations of Events in progress
 }
 
 func (r *Run) append(e agent.Event) {
@@ -174,16 +183,52 @@ func (r *Run) finish(res agent.Result) {
 // Cancel stops the run: its model request and any running tool.
 func (r *Run) Cancel() { r.cancel() }
 
-// Since returns the events after sequence number seq, a channel that is
+// Events yields the run's events after sequence number after (0 for all):
+// first those already recorded, then the live ones as they arrive. The
+// iteration ends when the run has finished and its last event has been
+// yielded, when ctx ends, or when the loop breaks; none of these affects
+// the run. A resuming viewer passes the last sequence number it saw.
+//
+// Each iteration counts as a viewer (see [Run.Viewers]) from its first
+// step until it ends, however it ends.
+func (r *Run) Events(ctx context.Context, after int) iter.Seq[agent.Event] {
+	return func(yield func(agent.Event) bool) {
+		r.viewers.Add(1)
+		defer r.viewers.Add(-1)
+		next := max(after, 0)
+		for {
+			events, changed, done := r.since(next)
+			for _, e := range events {
+				if ctx.Err() != nil || !yield(e) {
+					return
+				}
+			}
+			next += len(events)
+			if len(events) > 0 {
+				continue // more may have arrived while the loop body ran
+			}
+			if done {
+				return
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// Viewers returns the number of iterations of [Run.Events] in progress.
+func (r *Run) Viewers() int { return int(r.viewers.Load()) }
+
+// since returns the events after sequence number seq, a channel that is
 // closed when more arrive, and whether the run has finished (then no more
-// will). Followers loop on it; it never blocks.
-func (r *Run) Since(seq int) (events []agent.Event, changed <-chan struct{}, done bool) {
+// will).
+func (r *Run) since(seq int) (events []agent.Event, changed <-chan struct{}, done bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// Events are numbered 1, 2, … in order, so seq is also an index.
-	if seq < 0 {
-		seq = 0
-	}
 	if seq < len(r.events) {
 		events = r.events[seq:len(r.events):len(r.events)]
 	}
@@ -196,7 +241,7 @@ type Snapshot struct {
 	ConversationID string        `json:"conversation_id"`
 	Message        string        `json:"message"`
 	Done           bool          `json:"done"`
-	Reason         string        `json:"reason,omitempty"` // how it ended, once done
+	Reason         agent.Reason  `json:"reason,omitempty"` // how it ended, once done
 	Answer         string        `json:"answer,omitempty"`
 	Rounds         int           `json:"rounds,omitempty"`
 	Error          string        `json:"error,omitempty"`

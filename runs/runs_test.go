@@ -1,9 +1,12 @@
 package runs
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm/demo"
@@ -25,23 +28,8 @@ func newAgent(t *testing.T, ts ...tools.Tool) *agent.Agent {
 
 const request = "Send an email to john@example.com about tomorrow's standup"
 
-// follow reads a run from seq until it finishes, as an SSE viewer does.
-func follow(r *Run, seq int) []agent.Event {
-	var out []agent.Event
-	for {
-		events, changed, done := r.Since(seq)
-		out = append(out, events...)
-		if len(events) > 0 {
-			seq = events[len(events)-1].Seq
-		}
-		if done && len(events) == 0 {
-			return out
-		}
-		if len(events) == 0 {
-			<-changed
-		}
-	}
-}
+// all follows a run from the start to its end.
+func all(r *Run) []agent.Event { return slices.Collect(r.Events(context.Background(), 0)) }
 
 func TestRunRecordsEveryEvent(t *testing.T) {
 	h := NewHub(10)
@@ -50,7 +38,7 @@ func TestRunRecordsEveryEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := follow(r, 0)
+	events := all(r)
 	for i, e := range events {
 		if e.Seq != i+1 {
 			t.Fatalf("event %d has seq %d: replay must be gapless", i, e.Seq)
@@ -77,36 +65,12 @@ func startHeld(t *testing.T, h *Hub) (*Run, *toolstest.Gate) {
 	return r, g
 }
 
-func TestResumeAndSecondViewer(t *testing.T) {
-	h := NewHub(10)
-	defer h.Close()
-	r, g := startHeld(t, h)
-	early, _, _ := r.Since(0)
-	resumeAt := early[len(early)/2].Seq
-
-	whole := make(chan []agent.Event)
-	resumed := make(chan []agent.Event)
-	go func() { whole <- follow(r, 0) }()
-	go func() { resumed <- follow(r, resumeAt) }()
-	g.Release()
-
-	all, tail := <-whole, <-resumed
-	if len(tail) != len(all)-resumeAt || tail[0].Seq != resumeAt+1 {
-		t.Fatalf("resuming after %d gave %d events starting at %d; the full stream has %d", resumeAt, len(tail), tail[0].Seq, len(all))
-	}
-	for i := range tail {
-		if tail[i].Seq != all[resumeAt+i].Seq || tail[i].Type != all[resumeAt+i].Type {
-			t.Fatalf("viewers disagree at %d", i)
-		}
-	}
-}
-
 func TestCancel(t *testing.T) {
 	h := NewHub(10)
 	defer h.Close()
 	r, _ := startHeld(t, h)
 	r.Cancel()
-	events := follow(r, 0)
+	events := all(r)
 	if last := events[len(events)-1]; last.Reason != agent.Cancelled {
 		t.Fatalf("last event = %+v, want cancelled", last)
 	}
@@ -129,13 +93,13 @@ func TestConversations(t *testing.T) {
 		t.Fatalf("unknown conversation: err = %v", err)
 	}
 	g.Release()
-	follow(first, 0)
+	all(first)
 
 	second, err := h.Start(Spec{Message: "Cancel the standup meeting on 2026-12-01", ConversationID: first.ConversationID, Agent: newAgent(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := follow(second, 0)
+	events := all(second)
 	var input *agent.Event
 	for i := range events {
 		if events[i].Type == agent.RoundStarted {
@@ -158,7 +122,7 @@ func TestKeepsBoundedRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		follow(r, 0)
+		all(r)
 		ids = append(ids, r.ID)
 	}
 	h.wg.Wait() // every run has been retired
@@ -193,18 +157,218 @@ func TestFollowUpRightAfterRunFinished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Wait for the run_finished event itself, not for the run to be done.
-	for seq := 0; ; {
-		events, changed, _ := r.Since(seq)
-		if n := len(events); n > 0 && events[n-1].Type == agent.RunFinished {
+	// Stop at the run_finished event itself, not when the run is done.
+	for e := range r.Events(t.Context(), 0) {
+		if e.Type == agent.RunFinished {
 			break
-		} else if n > 0 {
-			seq = events[n-1].Seq
-			continue
 		}
-		<-changed
 	}
 	if _, err := h.Start(Spec{Message: "again", ConversationID: r.ConversationID, Agent: a}); err != nil {
 		t.Fatalf("a follow-up sent on run_finished was refused: %v", err)
 	}
+}
+
+// view follows a run in a goroutine, as a remote viewer does, and sends
+// what it sees on the returned channel, closing it when the iteration ends.
+func view(ctx context.Context, r *Run, after int) <-chan agent.Event {
+	out := make(chan agent.Event)
+	go func() {
+		defer close(out)
+		for e := range r.Events(ctx, after) {
+			out <- e
+		}
+	}()
+	return out
+}
+
+// rest receives what a viewer sees until its iteration ends.
+func rest(v <-chan agent.Event) []agent.Event {
+	var out []agent.Event
+	for e := range v {
+		out = append(out, e)
+	}
+	return out
+}
+
+// waiting fails the test unless, now that synctest.Wait has returned, the
+// viewer v waits on the run: it neither holds an event back nor has ended.
+func waiting(t *testing.T, v <-chan agent.Event) {
+	t.Helper()
+	select {
+	case e, open := <-v:
+		if open {
+			t.Fatalf("the viewer got %s (seq %d) while the run was held", e.Type, e.Seq)
+		}
+		t.Fatal("the iteration ended while the run was still going")
+	default:
+	}
+}
+
+// sameEvents fails the test unless got and want are the same events.
+func sameEvents(t *testing.T, got, want []agent.Event) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d events, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Seq != want[i].Seq || got[i].Type != want[i].Type {
+			t.Fatalf("event %d: got %s (seq %d), want %s (seq %d)", i, got[i].Type, got[i].Seq, want[i].Type, want[i].Seq)
+		}
+	}
+}
+
+func wantViewers(t *testing.T, r *Run, want int, when string) {
+	t.Helper()
+	if n := r.Viewers(); n != want {
+		t.Fatalf("Viewers() = %d %s, want %d", n, when, want)
+	}
+}
+
+func TestEventsReplayThenLive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHub(10)
+		defer h.Close()
+		r, g := startHeld(t, h)
+		synctest.Wait() // the run is held inside its tool call
+		recorded := r.Snapshot().Events
+
+		v := view(t.Context(), r, 0)
+		var got []agent.Event
+		for range recorded {
+			got = append(got, <-v)
+		}
+		sameEvents(t, got, recorded)
+		synctest.Wait()
+		waiting(t, v)
+		wantViewers(t, r, 1, "while a viewer waits for live events")
+
+		g.Release()
+		got = append(got, rest(v)...)
+		for i, e := range got {
+			if e.Seq != i+1 {
+				t.Fatalf("event %d has seq %d: replay and live tail must join without a gap", i, e.Seq)
+			}
+		}
+		if last := got[len(got)-1]; last.Type != agent.RunFinished || len(got) == len(recorded) {
+			t.Fatalf("the live tail ended with %s after %d events (%d replayed)", last.Type, len(got), len(recorded))
+		}
+		wantViewers(t, r, 0, "after the run ended")
+	})
+}
+
+func TestEventsResumeAfterSeq(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHub(10)
+		defer h.Close()
+		r, g := startHeld(t, h)
+		synctest.Wait()
+		resumeAt := len(r.Snapshot().Events) / 2
+		resumed := view(t.Context(), r, resumeAt)
+		g.Release()
+		tail := rest(resumed)
+
+		sameEvents(t, tail, all(r)[resumeAt:])
+		if tail[0].Seq != resumeAt+1 {
+			t.Fatalf("resuming after %d started at %d", resumeAt, tail[0].Seq)
+		}
+	})
+}
+
+func TestEventsTwoViewers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHub(10)
+		defer h.Close()
+		r, g := startHeld(t, h)
+		saw := make(chan []agent.Event)
+		for range 2 {
+			go func() { saw <- slices.Collect(r.Events(t.Context(), 0)) }()
+		}
+		synctest.Wait()
+		wantViewers(t, r, 2, "with two viewers waiting")
+		g.Release()
+		first, second := <-saw, <-saw
+		sameEvents(t, first, second)
+		if last := first[len(first)-1]; last.Type != agent.RunFinished {
+			t.Fatalf("the viewers stopped at %s, want run_finished", last.Type)
+		}
+		wantViewers(t, r, 0, "after both viewers saw the end")
+	})
+}
+
+func TestEventsBreakEndsViewing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHub(10)
+		defer h.Close()
+		r, g := startHeld(t, h)
+		for range r.Events(t.Context(), 0) {
+			wantViewers(t, r, 1, "inside the loop")
+			break
+		}
+		wantViewers(t, r, 0, "after a replaying viewer broke out")
+
+		// A viewer of the live tail that leaves at its first live event.
+		live := make(chan agent.Event)
+		go func() {
+			defer close(live)
+			for e := range r.Events(t.Context(), len(r.Snapshot().Events)) {
+				live <- e
+				break
+			}
+		}()
+		synctest.Wait()
+		wantViewers(t, r, 1, "while the live viewer waits")
+		g.Release()
+		<-live
+		<-live // closed once the loop has broken
+		wantViewers(t, r, 0, "after a live viewer broke out")
+		if events := all(r); events[len(events)-1].Reason != agent.Answered {
+			t.Fatal("a viewer leaving stopped the run")
+		}
+	})
+}
+
+func TestEventsEndWithContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHub(10)
+		defer h.Close()
+		r, g := startHeld(t, h)
+		synctest.Wait()
+		recorded := r.Snapshot().Events
+
+		ctx, cancel := context.WithCancel(t.Context())
+		saw := make(chan []agent.Event)
+		go func() { saw <- slices.Collect(r.Events(ctx, 0)) }()
+		synctest.Wait()
+		wantViewers(t, r, 1, "while the viewer waits")
+		cancel()
+		sameEvents(t, <-saw, recorded)
+		wantViewers(t, r, 0, "after the viewer's context ended")
+
+		for e := range r.Events(ctx, 0) {
+			t.Fatalf("an ended context still yielded %s", e.Type)
+		}
+		if r.Snapshot().Done {
+			t.Fatal("a viewer's context ending stopped the run")
+		}
+		g.Release()
+	})
+}
+
+func TestEventsOfFinishedRunEnd(t *testing.T) {
+	// In a bubble, an iteration that waited for more events would be
+	// reported as a deadlock instead of hanging the test.
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHub(10)
+		defer h.Close()
+		r, err := h.Start(Spec{Message: request, Agent: newAgent(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := all(r)
+		for _, after := range []int{-1, 0, 1, len(whole) - 1, len(whole), len(whole) + 5} {
+			got := slices.Collect(r.Events(t.Context(), after))
+			sameEvents(t, got, whole[min(max(after, 0), len(whole)):])
+		}
+		wantViewers(t, r, 0, "after every iteration ended")
+	})
 }

@@ -8,33 +8,30 @@ import (
 
 // Dialect is a way of writing tool calls in reply text. A model writes the
 // one it was trained on, or the one its system prompt describes.
+//
+// A dialect is one value that carries everything the program needs to
+// know of it: the markers the parser reads, the paragraph of the system
+// prompt that teaches it ([Dialect.Instructions]), how a model writes a
+// call in it ([Dialect.WriteCalls]) and the marks a screen highlights
+// ([Dialect.Describe]). Each dialect's file defines its number and its
+// syntax, so a new dialect is one file and its tests.
 type Dialect uint8
 
-const (
-	// Hermes is <tool_call>{"name": …, "arguments": {…}}</tool_call>, the
-	// format of Qwen and Hermes models, and the default.
-	Hermes Dialect = iota
-	// Marker is >>>CALL_FUNCTION<<< followed by one JSON object.
-	Marker
-	// Pythonic is <<function>>name(a=1, b="x"), or a bare name(a=1) of a
-	// tool listed in Options.Tools.
-	Pythonic
-	// Llama3 is <|python_tag|> followed by a JSON object, or a bare JSON
-	// object {"name": …, "parameters": {…}} at the start of the reply.
-	Llama3
-	// Mistral is [TOOL_CALLS] followed by a JSON array of calls.
-	Mistral
-	// Fenced is a ```json block holding {"name": …, "arguments": {…}}.
-	Fenced
-)
+// syntaxes holds every dialect's syntax, indexed by Dialect: each
+// dialect's file adds its own with define.
+var syntaxes []*syntax
 
-var syntaxes = [...]*syntax{
-	Hermes:   &hermes,
-	Marker:   &marker,
-	Pythonic: &pythonic,
-	Llama3:   &llama3,
-	Mistral:  &mistral,
-	Fenced:   &fenced,
+// define makes x the syntax of d. It runs from init, and a number given
+// twice is a programming error.
+func define(d Dialect, x *syntax) {
+	for len(syntaxes) <= int(d) {
+		syntaxes = append(syntaxes, nil)
+	}
+	if syntaxes[d] != nil {
+		panic(fmt.Sprintf("streamparser: %s and %s are both Dialect(%d)", syntaxes[d].name, x.name, d))
+	}
+	x.prepare()
+	syntaxes[d] = x
 }
 
 // Dialects lists every dialect, the default first.
@@ -73,6 +70,13 @@ func ParseDialect(name string) (Dialect, error) {
 	return 0, fmt.Errorf("unknown tool-call dialect %q: use one of %s", name, strings.Join(DialectNames(), ", "))
 }
 
+// Instructions returns the paragraph of a system prompt, placed after the
+// tools, that teaches a model to write calls in d.
+func (d Dialect) Instructions() string { return d.syntax().instructions }
+
+// Marker returns the text that opens a call in d, as a model writes it.
+func (d Dialect) Marker() string { return d.syntax().opens[0] }
+
 func (d Dialect) syntax() *syntax {
 	if int(d) >= len(syntaxes) {
 		panic(fmt.Sprintf("streamparser: unknown %v in Options; use one of Dialects()", d))
@@ -104,8 +108,15 @@ type syntax struct {
 	// noBody says what is wrong when no body follows a marker; the
 	// reason goes on with shape.
 	noBody string
-	// argsKey is the arguments' field in the JSON dialects, for reasons.
+	// argsKey is the arguments' field in the JSON dialects, for reasons
+	// and for writing calls.
 	argsKey string
+	// instructions is the paragraph of the system prompt that teaches the
+	// dialect, after the tools, word for word as models learnt it.
+	instructions string
+	// lead and trail surround what a model writes after the marker: one
+	// call's body, or in a list all of them, joined by ", ".
+	lead, trail string
 
 	// Set by init: the tags that matter in reply text, their first bytes
 	// for a fast scan, the tag that ends a call, if any, and the bytes
@@ -117,22 +128,21 @@ type syntax struct {
 	stops     byteSet
 }
 
-func init() {
-	for _, x := range syntaxes {
-		x.textTags = append([]string{thinkOpen}, x.opens...)
-		x.firsts = firstBytes(x.textTags)
-		if x.close != "" {
-			x.closeTags = []string{x.close}
-			x.stops[x.close[0]] = true
-			continue
-		}
-		for c, d := range bracketDepth[x.lang] {
-			if d != 0 {
-				x.stops[c] = true
-			}
-		}
-		x.stops[','] = x.list
+// prepare sets the fields that follow from the others.
+func (x *syntax) prepare() {
+	x.textTags = append([]string{thinkOpen}, x.opens...)
+	x.firsts = firstBytes(x.textTags)
+	if x.close != "" {
+		x.closeTags = []string{x.close}
+		x.stops[x.close[0]] = true
+		return
 	}
+	for c, d := range bracketDepth[x.lang] {
+		if d != 0 {
+			x.stops[c] = true
+		}
+	}
+	x.stops[','] = x.list
 }
 
 // parse reads a closed call's Raw.

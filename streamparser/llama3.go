@@ -1,5 +1,11 @@
 package streamparser
 
+// Llama3 is <|python_tag|> followed by a JSON object, or a bare JSON
+// object {"name": …, "parameters": {…}} at the start of the reply.
+const Llama3 Dialect = 3
+
+func init() { define(Llama3, &llama3) }
+
 // llama3: Llama 3.1 and later write a call as a JSON object, either after
 // <|python_tag|> or bare, as the whole reply. The object ends at the brace
 // that balances its first one.
@@ -20,4 +26,6 @@ var llama3 = syntax{
 	argsKey:    "parameters",
 	shape:      `write one JSON object {"name": "<tool name>", "parameters": {…}}, alone at the start of the reply or after <|python_tag|>`,
 	noBody:     `no JSON object follows <|python_tag|>`,
+	instructions: `For each function call, write <|python_tag|> followed by a json object with function name and parameters:
+<|python_tag|>{"name": <function-name>, "parameters": <args-json-object>}`,
 }

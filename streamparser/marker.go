@@ -1,5 +1,10 @@
 package streamparser
 
+// Marker is >>>CALL_FUNCTION<<< followed by one JSON object.
+const Marker Dialect = 1
+
+func init() { define(Marker, &marker) }
+
 // marker: >>>CALL_FUNCTION<<< and then one JSON object, which ends at the
 // brace that balances its first one. Raw is the spaces after the marker
 // and the object. A marker followed by anything but spaces and '{' is an
@@ -13,4 +18,7 @@ var marker = syntax{
 	argsKey: "arguments",
 	shape:   `write >>>CALL_FUNCTION<<< followed by one JSON object {"name": "<tool name>", "arguments": {…}}`,
 	noBody:  `no JSON object follows >>>CALL_FUNCTION<<<`,
+	instructions: `For each function call, write >>>CALL_FUNCTION<<< followed by a json object with function name and arguments:
+>>>CALL_FUNCTION<<< {"name": <function-name>, "arguments": <args-json-object>}`,
+	lead: " ",
 }

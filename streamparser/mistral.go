@@ -1,5 +1,10 @@
 package streamparser
 
+// Mistral is [TOOL_CALLS] followed by a JSON array of calls.
+const Mistral Dialect = 4
+
+func init() { define(Mistral, &mistral) }
+
 // mistral: [TOOL_CALLS] and then a JSON array with one object per call.
 // Each element is a call of its own, with consecutive indexes: its Raw is
 // what stands between the brackets and commas that delimit it, spaces
@@ -22,4 +27,8 @@ var mistral = syntax{
 	argsKey: "arguments",
 	shape:   `write [TOOL_CALLS] followed by a JSON array of calls [{"name": "<tool name>", "arguments": {…}}]`,
 	noBody:  `no JSON array follows [TOOL_CALLS]`,
+	instructions: `To call functions, write [TOOL_CALLS] followed by a json array with one object per call:
+[TOOL_CALLS] [{"name": <function-name>, "arguments": <args-json-object>}]`,
+	lead:  " [",
+	trail: "]",
 }

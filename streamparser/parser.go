@@ -1,6 +1,7 @@
 // Package streamparser finds tool calls in a model's raw output while it
-// streams. It reads the dialects models write calls in (see Dialect); the
-// default is Qwen3's, Hermes:
+// streams. It reads the dialects models write calls in (see Dialect), and
+// each dialect also says how a prompt teaches it, how a model writes it
+// and what a screen highlights in it. The default is Qwen3's, Hermes:
 //
 //	<think>reasoning</think>
 //	free text

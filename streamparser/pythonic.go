@@ -11,6 +11,12 @@ import (
 	"unicode/utf8"
 )
 
+// Pythonic is <<function>>name(a=1, b="x"), or a bare name(a=1) of a
+// tool listed in Options.Tools.
+const Pythonic Dialect = 2
+
+func init() { define(Pythonic, &pythonic) }
+
 // pythonic: a call is written as Python, name(arg=value, …), either after
 // <<function>> or bare, where name is one of Options.Tools and stands
 // where a call can (see callCanStart: not in the middle of prose). The
@@ -33,6 +39,8 @@ var pythonic = syntax{
 	lang:   pythonLang,
 	shape:  "write <<function>>name(arg=value, …) with every argument named and every value a Python literal",
 	noBody: "no tool name and '(' follow <<function>>",
+	instructions: `For each function call, write <<function>> followed by a Python function call with keyword arguments:
+<<function>>function_name(argument_name="value", other_argument=2)`,
 }
 
 // parsePython reads name(arg=value, …).

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -156,7 +155,7 @@ func (x *explainer) takes(e *jsonschema.ValidationError) string {
 	if len(e.InstanceLocation) > 0 {
 		owner = x.name(e.InstanceLocation)
 	}
-	names := objectKeys(x.subschema(e.SchemaURL)["properties"])
+	names := PropertyOrder(x.subschema(e.SchemaURL))
 	if len(names) == 0 {
 		return owner + " takes no arguments"
 	}
@@ -219,10 +218,10 @@ func (x *explainer) name(loc []string) string {
 	return b.String()
 }
 
-// subschema finds the part of the tool's schema that a validation error
-// points at. It returns nil when it cannot (a schema that sets its own
-// $id, say), and the explanation then just says less.
-func (x *explainer) subschema(location string) map[string]json.RawMessage {
+// subschema finds the part of the tool's schema, as written, that a
+// validation error points at. It returns nil when it cannot (a schema that
+// sets its own $id, say), and the explanation then just says less.
+func (x *explainer) subschema(location string) json.RawMessage {
 	base, fragment, _ := strings.Cut(location, "#")
 	pointer, err := url.PathUnescape(fragment)
 	if base != schemaURL || err != nil {
@@ -237,18 +236,14 @@ func (x *explainer) subschema(location string) map[string]json.RawMessage {
 			}
 		}
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return nil
-	}
-	return obj
+	return raw
 }
 
 // description returns the description of the schema at location, without
 // a final period so that it reads well inside parentheses.
 func (x *explainer) description(location string) string {
 	var d string
-	if json.Unmarshal(x.subschema(location)["description"], &d) != nil {
+	if json.Unmarshal(member(x.subschema(location), "description"), &d) != nil {
 		return ""
 	}
 	return strings.TrimSuffix(strings.TrimSpace(d), ".")
@@ -267,27 +262,6 @@ func member(raw json.RawMessage, tok string) json.RawMessage {
 		}
 	}
 	return nil
-}
-
-// objectKeys returns the keys of a JSON object in the order written.
-func objectKeys(raw json.RawMessage) []string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return keys
-		}
-		keys = append(keys, t.(string))
-		var value json.RawMessage
-		if dec.Decode(&value) != nil {
-			return keys
-		}
-	}
-	return keys
 }
 
 func child(loc []string, name string) []string {

@@ -11,17 +11,16 @@ import (
 )
 
 func chatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var f engineFlags
-	fs := newFlagSet("chat", "[flags]", stderr, &f)
-	if _, code, ok := parseArgs(fs, args, 0, stderr); !ok {
+	c := newCommand("chat", "[flags]", stderr).withOutput()
+	if _, code, ok := c.parse(args, 0); !ok {
 		return code
 	}
-	defer f.close()
-	a, code, ok := f.setUpAgent(ctx, stderr)
+	a, closeEngine, code, ok := c.startAgent(ctx)
 	if !ok {
 		return code
 	}
-	render := f.renderer(stdout, stderr)
+	defer closeEngine()
+	render := c.renderer(stdout, stderr)
 	conv := &agent.Conversation{}
 	lines := readLines(stdin)
 	for {

@@ -7,59 +7,123 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/demo"
-	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/streamparser"
+	"github.com/toolscope/toolscope/tools/mcp"
 )
 
-// engineFlags are the flags of every command that runs the loop.
-type engineFlags struct {
-	backend, model, host, mode string
-	dialect                    string
-	maxRounds                  int
-	toolDelay, toolTimeout     time.Duration
-	demoDelay                  time.Duration
-	think                      optionalBool
-	showThinking, json         bool
-	verbose                    bool
-	toolFlags
-	// backends are shared by every copy of the flags (serve makes one per
-	// run), so that runs with the same settings share one HTTP client and
-	// one cache of what Ollama said about the model.
-	backends *backendCache
+// Flag groups, in the order -h lists them.
+const (
+	groupModel  = "Model"
+	groupLoop   = "Loop"
+	groupTools  = "Tools"
+	groupOutput = "Output"
+	groupServer = "Server"
+)
+
+var groupOrder = []string{groupModel, groupTools, groupLoop, groupOutput, groupServer}
+
+// envPrefix starts the environment variable each setting flag reads, as in
+// TOOLSCOPE_MAX_ROUNDS for --max-rounds.
+const envPrefix = "TOOLSCOPE_"
+
+// command is one subcommand's flags: the run settings, and what the
+// subcommand adds (output for run and chat, the listener for serve).
+type command struct {
+	fs       *flag.FlagSet
+	stderr   io.Writer
+	synopsis string
+	meta     map[string]flagMeta // by flag name
+	order    []string            // flag names as defined, for usage
+	settings engine.Settings
+
+	json, showThinking, verbose bool
+	addr                        string
+	keepRuns                    int
 }
 
-func newFlagSet(name, synopsis string, stderr io.Writer, f *engineFlags) *flag.FlagSet {
-	f.backends = &backendCache{byKey: map[string]llm.Backend{}}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: toolscope %s %s\n", name, synopsis)
-		fs.PrintDefaults()
+type flagMeta struct {
+	group string
+	kind  string // what the value is, for usage; "" for a boolean
+	env   string
+}
+
+// newCommand defines the flags every command that runs the loop shares,
+// starting at engine.Defaults.
+func newCommand(name, synopsis string, stderr io.Writer) *command {
+	c := &command{
+		fs:       flag.NewFlagSet(name, flag.ContinueOnError),
+		stderr:   stderr,
+		synopsis: synopsis,
+		meta:     map[string]flagMeta{},
+		settings: engine.Defaults(),
 	}
-	fs.StringVar(&f.backend, "backend", "ollama", "model backend: ollama; demo (offline, scripted); or auto (Ollama when it answers and has the model, else demo)")
-	fs.StringVar(&f.model, "model", "qwen3:4b", "Ollama model")
-	fs.StringVar(&f.host, "ollama-host", "", "Ollama address (default $OLLAMA_HOST, else 127.0.0.1:11434)")
-	fs.StringVar(&f.mode, "mode", llm.ModeRaw, "raw: toolscope renders the prompt and sends it verbatim; chat: Ollama's /api/chat renders it")
-	fs.StringVar(&f.dialect, "dialect", streamparser.Hermes.String(), "how the model is told to write tool calls: "+strings.Join(streamparser.DialectNames(), ", "))
-	fs.IntVar(&f.maxRounds, "max-rounds", agent.DefaultMaxRounds, "most model replies in one run")
-	fs.DurationVar(&f.toolDelay, "tool-delay", 3*time.Second, "how long the stub tools take")
-	fs.DurationVar(&f.toolTimeout, "tool-timeout", agent.DefaultToolTimeout, "longest a tool may run before its call fails")
-	fs.DurationVar(&f.demoDelay, "demo-delay", 30*time.Millisecond, "pause between the demo model's tokens")
-	fs.Var(&f.think, "think", "ask for reasoning (default: on where the model can think)")
-	fs.BoolVar(&f.showThinking, "show-thinking", false, "print the model's reasoning")
-	fs.BoolVar(&f.json, "json", false, "print the event stream as JSON lines instead")
-	fs.BoolVar(&f.verbose, "v", false, "also print the backend and each round's counters")
-	f.toolFlags.register(fs)
-	return fs
+	c.fs.SetOutput(stderr)
+	c.fs.Usage = c.usage
+	s := &c.settings
+	c.withEnv(groupModel, "backend", "name", "model backend: ollama; demo (offline, scripted); or auto (Ollama when it answers and has the model, else demo)", text[string]{&s.Backend})
+	c.withEnv(groupModel, "model", "name", "Ollama model", text[string]{&s.Model})
+	c.withEnv(groupModel, "ollama-host", "address", "Ollama address; unset, $OLLAMA_HOST, else 127.0.0.1:11434", text[string]{&s.OllamaHost})
+	c.withEnv(groupModel, "mode", "name", "raw: toolscope renders the prompt and sends it verbatim; chat: Ollama's /api/chat renders it", text[llm.Mode]{&s.Mode})
+	c.withEnv(groupModel, "demo-delay", "duration", "pause between the demo model's tokens", (*durationValue)(&s.DemoDelay))
+	c.withEnv(groupLoop, "dialect", "name", "how the model is told to write tool calls: "+strings.Join(streamparser.DialectNames(), ", "), (*dialectValue)(&s.Dialect))
+	c.withEnv(groupLoop, "think", "", "ask for reasoning: true or false; auto lets the model decide (on where it can think)", optionalBool{&s.Think})
+	c.withEnv(groupLoop, "max-rounds", "n", fmt.Sprintf("most model replies in one run, %d to %d", engine.MinMaxRounds, engine.MaxMaxRounds), (*intValue)(&s.MaxRounds))
+	c.add(groupTools, "mcp", "command|URL", "an MCP server: a command to start over stdio, or a streamable HTTP URL (repeatable)", mcpValue{&s.MCP, ""})
+	c.add(groupTools, "mcp-sse", "URL", "an MCP server's URL on the older HTTP+SSE transport (repeatable)", mcpValue{&s.MCP, mcp.TransportSSE})
+	c.withEnv(groupTools, "mcp-config", "file", "a JSON file of MCP servers in the mcpServers format of Claude Desktop", text[string]{&s.MCPConfig})
+	c.withEnv(groupTools, "tool-delay", "duration", "how long the built-in stub tools take, at most 1m", (*durationValue)(&s.ToolDelay))
+	c.withEnv(groupTools, "tool-timeout", "duration", "longest a tool call may take, MCP ones included; then it fails, and is cancelled on an MCP server too", (*durationValue)(&s.ToolTimeout))
+	// Kept so that scripts written for it still run; unlisted, since one
+	// timeout now bounds every tool call.
+	c.fs.Var((*durationValue)(&s.ToolTimeout), "mcp-timeout", "the old name of --tool-timeout")
+	return c
+}
+
+// withOutput adds the flags of commands that print a run: run and chat.
+func (c *command) withOutput() *command {
+	c.add(groupOutput, "json", "", "print the event stream as JSON lines instead", (*boolValue)(&c.json))
+	c.add(groupOutput, "show-thinking", "", "print the model's reasoning", (*boolValue)(&c.showThinking))
+	c.add(groupOutput, "v", "", "also print the backend, each round's counters, and MCP servers' stderr", (*boolValue)(&c.verbose))
+	return c
+}
+
+// withServer adds serve's flags.
+func (c *command) withServer() *command {
+	c.addr, c.keepRuns = "127.0.0.1:8000", 100
+	c.add(groupOutput, "v", "", "log more, such as MCP servers' stderr", (*boolValue)(&c.verbose))
+	c.withEnv(groupServer, "addr", "host:port", "address to listen on", text[string]{&c.addr})
+	c.withEnv(groupServer, "keep-runs", "n", "finished runs kept in memory for viewers and /api/runs/{id}; the oldest go first", (*intValue)(&c.keepRuns))
+	return c
+}
+
+func (c *command) add(group, name, kind, usage string, v flag.Value) {
+	c.fs.Var(v, name, usage)
+	c.meta[name] = flagMeta{group: group, kind: kind}
+	c.order = append(c.order, name)
+}
+
+// withEnv adds a flag that TOOLSCOPE_<NAME> sets when the command line
+// does not.
+func (c *command) withEnv(group, name, kind, usage string, v flag.Value) {
+	c.add(group, name, kind, usage, v)
+	c.meta[name] = flagMeta{group: group, kind: kind, env: envPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))}
+}
+
+// parse reads the environment, then the arguments as parseArgs does.
+func (c *command) parse(args []string, n int) (positional []string, code int, ok bool) {
+	if err := c.readEnv(); err != nil {
+		fmt.Fprintf(c.stderr, "toolscope %s: %v\n", c.fs.Name(), err)
+		return nil, exitUsage, false
+	}
+	return parseArgs(c.fs, args, n, c.stderr)
 }
 
 // parseArgs reads flags and positional arguments in any order, as in
@@ -89,121 +153,195 @@ func parseArgs(fs *flag.FlagSet, args []string, n int, stderr io.Writer) (positi
 	return positional, exitOK, true
 }
 
-// setUp settles --backend auto and connects the MCP servers. The caller
-// must call f.close when it is done. When ok is false the command ends
-// with code; setUp has said why.
-func (f *engineFlags) setUp(ctx context.Context, stderr io.Writer) (code int, ok bool) {
-	if f.verbose {
+// readEnv sets each flag from its environment variable; flags on the
+// command line, parsed later, win.
+func (c *command) readEnv() error {
+	var errs []error
+	c.fs.VisitAll(func(f *flag.Flag) {
+		env := c.meta[f.Name].env
+		if v := os.Getenv(env); env != "" && v != "" {
+			if err := f.Value.Set(v); err != nil {
+				errs = append(errs, fmt.Errorf("$%s: %v", env, err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// start builds the engine the flags describe. When ok is false the
+// command ends with code; start has said why. The caller closes the engine.
+func (c *command) start(ctx context.Context) (e *engine.Engine, code int, ok bool) {
+	if c.verbose {
 		slog.SetLogLoggerLevel(slog.LevelDebug) // MCP servers' stderr, among others
 	}
-	f.resolveAuto(ctx, stderr)
-	if err := f.connect(ctx, stderr); err != nil {
-		fmt.Fprintf(stderr, "toolscope: %v\n", err)
-		return exitError, false
-	}
-	return exitOK, true
-}
-
-// setUpAgent is setUp, then the agent the flags describe.
-func (f *engineFlags) setUpAgent(ctx context.Context, stderr io.Writer) (a *agent.Agent, code int, ok bool) {
-	if code, ok := f.setUp(ctx, stderr); !ok {
-		return nil, code, false
-	}
-	a, err := f.newAgent()
-	if err != nil { // a flag's value is wrong
-		fmt.Fprintf(stderr, "toolscope: %v\n", err)
-		return nil, exitUsage, false
-	}
-	return a, exitOK, true
-}
-
-func (f *engineFlags) newAgent() (*agent.Agent, error) {
-	backend, err := f.newBackend()
+	e, err := engine.Start(ctx, c.settings, c.stderr)
 	if err != nil {
-		return nil, err
+		return nil, c.report(err), false
 	}
-	dialect, err := streamparser.ParseDialect(f.dialect)
-	if err != nil {
-		return nil, err
-	}
-	return agent.New(agent.Config{
-		Backend:     backend,
-		Tools:       f.tools(f.toolDelay),
-		MaxRounds:   f.maxRounds,
-		ToolTimeout: f.toolTimeout,
-		Think:       f.think.value,
-		Dialect:     dialect,
-	}), nil
+	return e, exitOK, true
 }
 
-// resolveAuto settles --backend auto once, at start-up: Ollama when it
-// answers and has the model, else the demo model, saying why on log.
-func (f *engineFlags) resolveAuto(ctx context.Context, log io.Writer) {
-	if f.backend != "auto" {
-		return
-	}
-	f.backend = "ollama"
-	b, err := ollama.New(ollama.Config{Host: f.host, Model: f.model, Mode: f.mode})
-	if err != nil {
-		return // newBackend reports it
-	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	if _, err := b.Check(ctx); err != nil {
-		fmt.Fprintf(log, "%v\n(No Ollama yet? Get it from https://ollama.com/download, then run 'ollama pull %s'.)\nStarting with the offline demo model instead.\n", err, f.model)
-		f.backend = "demo"
-	}
-}
-
-func (f *engineFlags) newBackend() (llm.Backend, error) {
-	key := fmt.Sprint(f.backend, "|", f.host, "|", f.model, "|", f.mode, "|", f.demoDelay)
-	return f.backends.get(key, func() (llm.Backend, error) {
-		switch f.backend {
-		case "ollama":
-			return ollama.New(ollama.Config{Host: f.host, Model: f.model, Mode: f.mode})
-		case "demo":
-			return demo.New(demo.Config{TokenDelay: f.demoDelay}), nil
+// report says what err is, naming bad settings as flags, and returns the
+// exit code: usage for bad settings.
+func (c *command) report(err error) int {
+	var bad []*engine.SettingError
+	for _, e := range unjoin(err) {
+		var se *engine.SettingError
+		if !errors.As(e, &se) {
+			fmt.Fprintf(c.stderr, "toolscope: %v\n", err)
+			return exitError
 		}
-		return nil, fmt.Errorf("unknown backend %q: use ollama, demo or auto", f.backend)
-	})
-}
-
-// backendCache keeps one backend per distinct set of settings.
-type backendCache struct {
-	mu    sync.Mutex
-	byKey map[string]llm.Backend
-}
-
-func (c *backendCache) get(key string, build func() (llm.Backend, error)) (llm.Backend, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if b, ok := c.byKey[key]; ok {
-		return b, nil
+		bad = append(bad, se)
 	}
-	b, err := build()
-	if err == nil {
-		c.byKey[key] = b
+	for _, se := range bad {
+		fmt.Fprintf(c.stderr, "toolscope %s: --%s %s %s\n", c.fs.Name(), strings.ReplaceAll(string(se.Setting), "_", "-"), se.Value, se.Problem)
 	}
-	return b, err
+	return exitUsage
 }
 
-// optionalBool is a boolean flag that remembers whether it was set.
-type optionalBool struct{ value *bool }
-
-func (b *optionalBool) String() string {
-	if b == nil || b.value == nil {
-		return "auto"
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
 	}
-	return strconv.FormatBool(*b.value)
+	return []error{err}
 }
 
-func (b *optionalBool) Set(s string) error {
-	v, err := strconv.ParseBool(s)
+// usage lists the flags by group, each with its default and the
+// environment variable it reads.
+func (c *command) usage() {
+	w := c.stderr
+	fmt.Fprintf(w, "Usage: toolscope %s %s\n", c.fs.Name(), c.synopsis)
+	for _, group := range groupOrder {
+		var lines []string
+		for _, name := range c.order {
+			if m := c.meta[name]; m.group == group {
+				lines = append(lines, flagHelp(c.fs.Lookup(name), m))
+			}
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(w, "\n%s:\n%s", group, strings.Join(lines, ""))
+		}
+	}
+}
+
+// flagHelp is one flag's entry in usage, in the shape flag.PrintDefaults
+// gives it, with its environment variable.
+func flagHelp(f *flag.Flag, m flagMeta) string {
+	var b strings.Builder
+	dashes := "--"
+	if len(f.Name) == 1 {
+		dashes = "-"
+	}
+	b.WriteString("  " + dashes + f.Name)
+	if m.kind != "" {
+		b.WriteString(" " + m.kind)
+	}
+	b.WriteString("\n    \t" + f.Usage)
+	var notes []string
+	if f.DefValue != "" && f.DefValue != "0s" && f.DefValue != "false" {
+		notes = append(notes, "default "+f.DefValue)
+	}
+	if m.env != "" {
+		notes = append(notes, "$"+m.env)
+	}
+	if len(notes) > 0 {
+		b.WriteString(" (" + strings.Join(notes, "; ") + ")")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// Flag values bound to the fields of engine.Settings.
+type (
+	text[T ~string] struct{ p *T }
+	intValue        int
+	boolValue       bool
+	durationValue   time.Duration
+	dialectValue    streamparser.Dialect
+	// optionalBool is a boolean flag that remembers whether it was set.
+	optionalBool struct{ value **bool }
+	mcpValue     struct {
+		specs     *[]mcp.ServerSpec
+		transport string
+	}
+)
+
+func (v text[T]) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return string(*v.p)
+}
+func (v text[T]) Set(s string) error { *v.p = T(s); return nil }
+
+func (v *intValue) String() string { return strconv.Itoa(int(*v)) }
+func (v *intValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
 	if err != nil {
-		return err
+		return errors.New("not a whole number")
 	}
-	b.value = &v
+	*v = intValue(n)
 	return nil
 }
 
-func (b *optionalBool) IsBoolFlag() bool { return true }
+func (v *boolValue) String() string { return strconv.FormatBool(bool(*v)) }
+func (v *boolValue) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	*v = boolValue(b)
+	return err
+}
+func (v *boolValue) IsBoolFlag() bool { return true }
+
+func (v *durationValue) String() string { return time.Duration(*v).String() }
+func (v *durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration such as 500ms, 3s or 1m")
+	}
+	*v = durationValue(d)
+	return nil
+}
+
+func (v *dialectValue) String() string { return streamparser.Dialect(*v).String() }
+func (v *dialectValue) Set(s string) error {
+	d, err := engine.ParseDialect(s)
+	if err != nil {
+		var se *engine.SettingError
+		errors.As(err, &se)
+		return errors.New("it " + se.Problem)
+	}
+	*v = dialectValue(d)
+	return nil
+}
+
+func (v optionalBool) String() string {
+	if v.value == nil || *v.value == nil {
+		return "auto"
+	}
+	return strconv.FormatBool(**v.value)
+}
+
+// Set takes a boolean, or "auto" to let the model decide.
+func (v optionalBool) Set(s string) error {
+	if s == "auto" {
+		*v.value = nil
+		return nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*v.value = &b
+	return nil
+}
+func (v optionalBool) IsBoolFlag() bool { return true }
+
+func (v mcpValue) String() string { return "" }
+func (v mcpValue) Set(s string) error {
+	spec, err := mcp.ParseFlag(s, v.transport)
+	if err != nil {
+		return err
+	}
+	*v.specs = append(*v.specs, spec)
+	return nil
+}

@@ -1,5 +1,5 @@
-// Command toolscope makes LLM tool calling visible. See the README for the
-// subcommands and their flags.
+// Command toolscope makes LLM tool calling visible. See docs/cli.md for
+// the subcommands and their flags.
 package main
 
 import (
@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -20,9 +22,11 @@ Usage:
   toolscope serve [flags]           the browser playground, on http://127.0.0.1:8000
   toolscope mcp calculator|converter [--transport stdio|http|sse] [--addr host:port]
                                     toolscope's own MCP servers
+  toolscope version                 the version of toolscope and of Go it was built with
   toolscope help                    this text
 
-Run 'toolscope run -h' for the flags.
+Run 'toolscope run -h' (or chat, serve) for the flags. Setting flags also read
+TOOLSCOPE_* environment variables, as -h lists; a flag on the command line wins.
 `
 
 // Exit codes.
@@ -59,7 +63,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, version())
+		return exitOK
 	}
 	fmt.Fprintf(stderr, "toolscope: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+// version is the main module's version as the go command stamped it (a
+// tag for `go install …@v1.2.3`, a pseudo-version from a git checkout),
+// "devel" when there is none, then Go's version and the platform.
+func version() string {
+	v := "devel"
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		v = info.Main.Version
+	}
+	return fmt.Sprintf("toolscope %s %s %s/%s", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

@@ -47,7 +47,19 @@ type result struct {
 
 func toolscope(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	return runBinary(t, stdin, nil, args...)
+}
+
+// toolscopeWithEnv runs toolscope with env added to the environment.
+func toolscopeWithEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	return runBinary(t, "", env, args...)
+}
+
+func runBinary(t *testing.T, stdin string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -122,11 +134,15 @@ Usage: toolscope run [flags] "request"`},
 		{"unknown command", []string{"fly"}, exitUsage, `unknown command "fly"`},
 		{"empty request", []string{"run", ""}, exitUsage, "wrong arguments"},
 		{"chat takes no request", []string{"chat", "hi"}, exitUsage, "toolscope chat: wrong arguments"},
-		{"unknown backend", []string{"run", "--backend", "gpt", "hi"}, exitUsage, `unknown backend "gpt"`},
-		{"bad mode", []string{"run", "--mode", "fast", "hi"}, exitUsage, "fast"},
-		{"ollama down", []string{"run", "--ollama-host", closed, "hi"}, exitError, "start it with 'ollama serve', or run with --backend demo"},
+		{"unknown backend", []string{"run", "--backend", "gpt", "hi"}, exitUsage, `--backend "gpt" is unknown: use ollama, demo or auto`},
+		{"bad mode", []string{"run", "--mode", "fast", "hi"}, exitUsage, `--mode "fast" is unknown`},
+		{"every bad setting at once", []string{"run", "--max-rounds", "99", "--tool-delay", "2m", "hi"}, exitUsage,
+			"toolscope run: --max-rounds 99 must be from 1 to 50\ntoolscope run: --tool-delay 2m0s must be from 0 to 60s\n"},
+		{"unknown dialect", []string{"run", "--dialect", "yaml", "hi"}, exitUsage, `invalid value "yaml" for flag -dialect: it is unknown: use hermes, marker`},
+		{"serve prints no run", []string{"serve", "--json"}, exitUsage, "flag provided but not defined: -json"},
+		{"ollama down", []string{"run", "--backend", "ollama", "--ollama-host", closed, "hi"}, exitError, "'ollama serve', or run with --backend demo"},
 		{"unreadable MCP config", []string{"run", "--mcp-config", "/nonexistent/mcp.json", "hi"}, exitError, "/nonexistent/mcp.json"},
-		{"model not pulled", []string{"run", "--ollama-host", server.Host(), "--model", "qwen9:1b", "hi"}, exitError, "run 'ollama pull qwen9:1b'"},
+		{"model not pulled", []string{"run", "--backend", "ollama", "--ollama-host", server.Host(), "--model", "qwen9:1b", "hi"}, exitError, "run 'ollama pull qwen9:1b'"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := toolscope(t, "", c.args...)
@@ -186,8 +202,11 @@ func TestRunDemo(t *testing.T) {
 	}
 }
 
+// TestServeFallsBackToDemo starts serve as start.sh does: with the
+// default backend, auto, and the address from the environment.
 func TestServeFallsBackToDemo(t *testing.T) {
-	cmd := exec.Command(binary, "serve", "--backend", "auto", "--ollama-host", nettest.ClosedAddress(t), "--addr", "127.0.0.1:0")
+	cmd := exec.Command(binary, "serve", "--ollama-host", nettest.ClosedAddress(t))
+	cmd.Env = append(os.Environ(), "TOOLSCOPE_ADDR=127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -300,5 +319,53 @@ func TestChatStopsOnCtrlCAtThePrompt(t *testing.T) {
 	err = cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
 		t.Fatalf("exit code %d (%v), want %d", code, err, exitInterrupted)
+	}
+}
+
+func TestEnvironmentSetsFlagsAndFlagsWin(t *testing.T) {
+	env := []string{"TOOLSCOPE_BACKEND=demo", "TOOLSCOPE_DEMO_DELAY=0s", "TOOLSCOPE_TOOL_DELAY=0s", "TOOLSCOPE_MAX_ROUNDS=1"}
+	r := toolscopeWithEnv(t, env, "run", "Cancel the standup meeting on 2026-12-01")
+	if r.code != exitError || !strings.Contains(r.stderr, "demo model") || !strings.Contains(r.stderr, "raise --max-rounds") {
+		t.Fatalf("with TOOLSCOPE_MAX_ROUNDS=1: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	r = toolscopeWithEnv(t, env, "run", "--max-rounds", "2", "Cancel the standup meeting on 2026-12-01")
+	if r.code != exitOK || !strings.Contains(r.stdout, "December 1") {
+		t.Fatalf("--max-rounds 2 over TOOLSCOPE_MAX_ROUNDS=1: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = toolscopeWithEnv(t, []string{"TOOLSCOPE_TOOL_TIMEOUT=soon"}, "run", "hi")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "$TOOLSCOPE_TOOL_TIMEOUT: not a duration") {
+		t.Fatalf("a bad variable: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestHelpGroupsFlagsBySubcommand(t *testing.T) {
+	run := toolscope(t, "", "run", "-h")
+	serve := toolscope(t, "", "serve", "-h")
+	if run.code != exitOK || serve.code != exitOK {
+		t.Fatalf("-h exits %d and %d, want %d", run.code, serve.code, exitOK)
+	}
+	for _, want := range []string{"\nModel:\n  --backend name\n", "(default auto; $TOOLSCOPE_BACKEND)", "\nTools:\n", "\nLoop:\n", "\nOutput:\n  --json\n", "$TOOLSCOPE_MODEL"} {
+		if !strings.Contains(run.stderr, want) {
+			t.Errorf("run -h lacks %q:\n%s", want, run.stderr)
+		}
+	}
+	for _, want := range []string{"\nServer:\n  --addr host:port\n", "$TOOLSCOPE_ADDR"} {
+		if !strings.Contains(serve.stderr, want) {
+			t.Errorf("serve -h lacks %q:\n%s", want, serve.stderr)
+		}
+	}
+	for _, unwanted := range []string{"--json", "--show-thinking", "--mcp-timeout"} {
+		if strings.Contains(serve.stderr, unwanted) {
+			t.Errorf("serve -h lists %s", unwanted)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		r := toolscope(t, "", args...)
+		if r.code != exitOK || !strings.HasPrefix(r.stdout, "toolscope ") || !strings.Contains(r.stdout, " go1.") {
+			t.Errorf("%v: exit %d, stdout %q", args, r.code, r.stdout)
+		}
 	}
 }

@@ -10,30 +10,45 @@ import (
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var f engineFlags
-	fs := newFlagSet("run", `[flags] "request"`, stderr, &f)
-	positional, code, ok := parseArgs(fs, args, 1, stderr)
+	c := newCommand("run", `[flags] "request"`, stderr).withOutput()
+	positional, code, ok := c.parse(args, 1)
 	if !ok {
 		return code
 	}
-	defer f.close()
-	a, code, ok := f.setUpAgent(ctx, stderr)
+	a, closeEngine, code, ok := c.startAgent(ctx)
 	if !ok {
 		return code
 	}
-	res := a.Run(ctx, &agent.Conversation{}, positional[0], f.renderer(stdout, stderr))
+	defer closeEngine()
+	res := a.Run(ctx, &agent.Conversation{}, positional[0], c.renderer(stdout, stderr))
 	return exitCode(res)
+}
+
+// startAgent starts the engine and builds the agent of the flags'
+// settings. When ok is false the command ends with code; startAgent has
+// said why. Otherwise the caller calls closeEngine when done.
+func (c *command) startAgent(ctx context.Context) (a *agent.Agent, closeEngine func(), code int, ok bool) {
+	e, code, ok := c.start(ctx)
+	if !ok {
+		return nil, nil, code, false
+	}
+	a, err := e.Agent(e.Settings())
+	if err != nil {
+		closeMCP(e)
+		return nil, nil, c.report(err), false
+	}
+	return a, func() { closeMCP(e) }, exitOK, true
 }
 
 // renderer returns what prints a run's events: JSON lines, or lines for
 // a person.
-func (f *engineFlags) renderer(stdout, stderr io.Writer) func(agent.Event) {
-	if f.json {
+func (c *command) renderer(stdout, stderr io.Writer) func(agent.Event) {
+	if c.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		return func(e agent.Event) { _ = enc.Encode(e) }
 	}
-	r := &terminal.Renderer{Out: stdout, Log: stderr, ShowThinking: f.showThinking, Verbose: f.verbose}
+	r := &terminal.Renderer{Out: stdout, Log: stderr, ShowThinking: c.showThinking, Verbose: c.verbose}
 	return r.Render
 }
 

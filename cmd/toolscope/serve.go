@@ -8,46 +8,28 @@ import (
 	"net"
 	"time"
 
-	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/frontend/server"
 	"github.com/toolscope/toolscope/runs"
-	"github.com/toolscope/toolscope/tools"
 )
 
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var f engineFlags
-	fs := newFlagSet("serve", "[flags]", stderr, &f)
-	addr := fs.String("addr", "127.0.0.1:8000", "address to listen on")
-	keep := fs.Int("keep-runs", 100, "finished runs kept in memory for viewers and /api/runs/{id}; the oldest go first")
-	if _, code, ok := parseArgs(fs, args, 0, stderr); !ok {
+	c := newCommand("serve", "[flags]", stderr).withServer()
+	if _, code, ok := c.parse(args, 0); !ok {
 		return code
 	}
-	defer f.close()
-	if code, ok := f.setUp(ctx, stderr); !ok {
+	e, code, ok := c.start(ctx)
+	if !ok {
 		return code
 	}
-	backend, err := f.newBackend()
+	defer closeMCP(e)
+	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolscope: %v\n", err)
-		return exitUsage
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "toolscope: cannot listen on %s: %v (is toolscope already running? pick another --addr)\n", *addr, err)
+		fmt.Fprintf(stderr, "toolscope: cannot listen on %s: %v (is toolscope already running? pick another --addr)\n", c.addr, err)
 		return exitError
 	}
-	srv := server.New(server.Config{
-		Hub:       runs.NewHub(*keep),
-		NewAgent:  f.agentFor,
-		Backend:   backend,
-		Tools:     func() []tools.Tool { return f.tools(f.toolDelay).Tools() },
-		MCP:       f.mcpServers,
-		Dialect:   f.dialect,
-		MaxRounds: f.maxRounds,
-		ToolDelay: f.toolDelay,
-		Think:     f.think.value,
-	})
-	info := backend.Info()
+	srv := server.New(server.Config{Hub: runs.NewHub(c.keepRuns), Engine: e})
+	info := e.Backend().Info()
 	fmt.Fprintf(stdout, "toolscope is serving http://%s (model %s on %s)\n", ln.Addr(), info.Model, info.Backend)
 
 	served := make(chan error, 1)
@@ -66,30 +48,10 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return exitOK
 }
 
-// agentFor builds the agent of one browser run: the flags' settings, with
-// what the request chose instead.
-func (f *engineFlags) agentFor(o server.RunOptions) (*agent.Agent, error) {
-	g := *f
-	if o.Backend != "" {
-		g.backend = o.Backend
+// closeMCP stops the engine's MCP servers, waiting until their processes
+// are gone.
+func closeMCP(e *engine.Engine) {
+	if err := e.Close(); err != nil {
+		slog.Warn("closing MCP servers", "error", err)
 	}
-	if o.Model != "" {
-		g.model = o.Model
-	}
-	if o.Mode != "" {
-		g.mode = o.Mode
-	}
-	if o.Dialect != "" {
-		g.dialect = o.Dialect
-	}
-	if o.MaxRounds != 0 {
-		g.maxRounds = o.MaxRounds
-	}
-	if o.ToolDelay != nil {
-		g.toolDelay = *o.ToolDelay
-	}
-	if o.Think != nil {
-		g.think.value = o.Think
-	}
-	return g.newAgent()
 }

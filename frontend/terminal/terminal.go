@@ -4,12 +4,14 @@
 package terminal
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"unicode"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
 )
 
 // Renderer writes events as they come. Set Out and Log before use.
@@ -51,12 +53,10 @@ func (r *Renderer) Render(e agent.Event) {
 		}
 	case agent.RoundFinished:
 		if r.Verbose {
-			s := e.Stats
-			fmt.Fprintf(r.Log, "round %d: %d prompt tokens, %d output tokens, first token after %.0f ms, done: %s\n",
-				e.Round, s.PromptTokens, s.OutputTokens, s.FirstTokenMS, s.DoneReason)
+			r.counters(e.Round, e.Stats)
 		}
 	case agent.Error:
-		fmt.Fprintf(r.Log, "error: %s\n", printable(e.Error))
+		fmt.Fprintf(r.Log, "error: %s\n", printable(describe(e.Error, e.Fix)))
 	case agent.RunFinished:
 		r.runFinished(e)
 	}
@@ -95,6 +95,15 @@ func (r *Renderer) toolFinished(e agent.Event) {
 	fmt.Fprintf(r.Log, "tool: %s(%s) = %s  (%.1fs)\n", printable(e.Call.Name), printable(string(e.Call.Arguments)), oneLine(result), e.DurationMS/1000)
 }
 
+func (r *Renderer) counters(round int, s *agent.RoundStats) {
+	speed := ""
+	if s.EvalMS > 0 {
+		speed = fmt.Sprintf(", %.1f tok/s", float64(s.OutputTokens)/(s.EvalMS/1000))
+	}
+	fmt.Fprintf(r.Log, "round %d: %d prompt tokens, %d output tokens%s, first token after %.0f ms, done: %s\n",
+		round, s.PromptTokens, s.OutputTokens, speed, s.FirstTokenMS, s.DoneReason)
+}
+
 func (r *Renderer) runFinished(e agent.Event) {
 	switch e.Reason {
 	case agent.Answered:
@@ -104,6 +113,35 @@ func (r *Renderer) runFinished(e agent.Event) {
 	case agent.Cancelled:
 		fmt.Fprintln(r.Log, "stopped: cancelled")
 	}
+}
+
+// Explain words an error for the command line: an *llm.Error's fix names
+// the flag that applies it, on a line of its own.
+func Explain(err error) string {
+	var e *llm.Error
+	if errors.As(err, &e) {
+		return describe(e.Problem, e.Fix)
+	}
+	return err.Error()
+}
+
+func describe(problem string, fix *llm.Fix) string {
+	if fix == nil {
+		return problem
+	}
+	return problem + "\nnext step: " + fix.Text(flagChange)
+}
+
+// flagChange words a fix's setting as the flag that applies it.
+func flagChange(setting llm.Setting, value string) string {
+	flag := "--" + string(setting)
+	switch value {
+	case "":
+		return "run with another " + flag
+	case "true", "false":
+		return "run with " + flag + "=" + value // a bool flag takes no separate value
+	}
+	return "run with " + flag + " " + value
 }
 
 // oneLine folds a multi-line text into one line for a log.

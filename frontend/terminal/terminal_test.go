@@ -2,6 +2,8 @@ package terminal
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -21,7 +23,7 @@ func TestRenderer(t *testing.T) {
 		{Type: agent.ToolFinished, Call: call, Result: "{\n  \"status\": \"sent\"\n}", DurationMS: 3012},
 		{Type: agent.ToolFinished, Call: call, Error: "disk full", DurationMS: 40},
 		{Type: agent.ToolResponse, Round: 1},
-		{Type: agent.RoundFinished, Round: 1, Stats: &agent.RoundStats{Stats: llm.Stats{DoneReason: "stop", PromptTokens: 300, OutputTokens: 42}, FirstTokenMS: 120}},
+		{Type: agent.RoundFinished, Round: 1, Stats: &agent.RoundStats{DoneReason: "stop", PromptTokens: 300, OutputTokens: 42, EvalMS: 2000, FirstTokenMS: 120}},
 		{Type: agent.RoundStarted, Round: 2},
 		{Type: agent.TextDelta, Text: "Sent to a@co.com."},
 		{Type: agent.RunFinished, Reason: agent.Answered, Text: "Sent to a@co.com."},
@@ -42,7 +44,7 @@ invalid tool call: not JSON
 tool: send_mail({"to":"a@co.com"}) = { "status": "sent" }  (3.0s)
 tool: send_mail({"to":"a@co.com"}) = error: disk full  (0.0s)
 model: Sending now.
-round 1: 300 prompt tokens, 42 output tokens, first token after 120 ms, done: stop
+round 1: 300 prompt tokens, 42 output tokens, 21.0 tok/s, first token after 120 ms, done: stop
 `
 	if log.String() != want {
 		t.Errorf("log\n got: %q\nwant: %q", log.String(), want)
@@ -51,7 +53,8 @@ round 1: 300 prompt tokens, 42 output tokens, first token after 120 ms, done: st
 
 func TestRendererStops(t *testing.T) {
 	for _, c := range []struct {
-		reason, want string
+		reason agent.Reason
+		want   string
 	}{
 		{agent.MaxRounds, "stopped: the model still called tools after 8 rounds (raise --max-rounds)\n"},
 		{agent.Cancelled, "stopped: cancelled\n"},
@@ -77,5 +80,38 @@ func TestRendererDropsEscapeSequences(t *testing.T) {
 	}
 	if out.String() != "done[31m\nbye\tnow\n" {
 		t.Errorf("stdout = %q: newlines and tabs must stay", out.String())
+	}
+}
+
+// TestErrorsNameTheirFlag checks that a fix reads as the command line
+// applies it: the step outside toolscope, then the flag.
+func TestErrorsNameTheirFlag(t *testing.T) {
+	for _, tt := range []struct {
+		fix  *llm.Fix
+		want string
+	}{
+		{nil, "error: it broke\n"},
+		{&llm.Fix{Do: "start Ollama with 'ollama serve'", Setting: llm.SettingBackend, Value: "demo"},
+			"error: it broke\nnext step: start Ollama with 'ollama serve', or run with --backend demo\n"},
+		{&llm.Fix{Setting: llm.SettingMode, Value: "chat"}, "error: it broke\nnext step: run with --mode chat\n"},
+		{&llm.Fix{Do: "pick a thinking model such as qwen3", Setting: llm.SettingThink, Value: "false"},
+			"error: it broke\nnext step: pick a thinking model such as qwen3, or run with --think=false\n"},
+		{&llm.Fix{Do: "run 'ollama pull m'", Setting: llm.SettingModel},
+			"error: it broke\nnext step: run 'ollama pull m', or run with another --model\n"},
+		{&llm.Fix{Do: "sign in with 'ollama signin'"}, "error: it broke\nnext step: sign in with 'ollama signin'\n"},
+	} {
+		var out, log strings.Builder
+		r := &Renderer{Out: &out, Log: &log}
+		r.Render(agent.Event{Type: agent.Error, Error: "it broke", Fix: tt.fix})
+		if log.String() != tt.want {
+			t.Errorf("fix %+v: log %q, want %q", tt.fix, log.String(), tt.want)
+		}
+	}
+	err := fmt.Errorf("check: %w", &llm.Error{Problem: "it broke", Fix: &llm.Fix{Setting: llm.SettingMode, Value: "chat"}})
+	if got, want := Explain(err), "it broke\nnext step: run with --mode chat"; got != want {
+		t.Errorf("Explain = %q, want %q", got, want)
+	}
+	if got := Explain(errors.New("plain")); got != "plain" {
+		t.Errorf("Explain of a plain error = %q, want its text", got)
 	}
 }

@@ -10,7 +10,6 @@ package web_test
 //	cp /tmp/shots/email-full.png docs/screenshot.png
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -33,15 +32,12 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/frontend/server"
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/demo"
-	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/mcpserver"
 	"github.com/toolscope/toolscope/runs"
-	"github.com/toolscope/toolscope/streamparser"
-	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/mcp"
 )
 
@@ -104,80 +100,42 @@ func chromiumPath() string {
 
 // ---- the server under test ------------------------------------------------
 
-// serve starts toolscope's server on a loopback port with backend and the
-// stub tools, and returns its base URL. The page's settings start at
-// toolDelay, and each run's agent takes the delay its request asks for.
-func serve(t *testing.T, backend llm.Backend, toolDelay time.Duration) string {
+// serve starts toolscope's server on a loopback port, built by the same
+// engine the binary uses, with settings s, and returns its base URL.
+func serve(t *testing.T, s engine.Settings) string {
 	t.Helper()
-	return serveWithMCP(t, backend, toolDelay, nil)
-}
-
-// serveWithMCP is serve with the tools of an MCP hub besides the stubs.
-func serveWithMCP(t *testing.T, backend llm.Backend, toolDelay time.Duration, hub *mcp.Hub) string {
-	t.Helper()
-	allTools := func(delay time.Duration) *tools.Registry {
-		registry, err := tools.NewRegistry(tools.Stubs(delay)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hub != nil {
-			if err := registry.AddAll(hub.Tools()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return registry
+	e, err := engine.Start(t.Context(), s, t.Output())
+	if err != nil {
+		t.Fatal(err)
 	}
-	newAgent := func(o server.RunOptions) (*agent.Agent, error) {
-		delay := toolDelay
-		if o.ToolDelay != nil {
-			delay = *o.ToolDelay
-		}
-		dialect, err := streamparser.ParseDialect(cmp.Or(o.Dialect, "hermes"))
-		if err != nil {
-			return nil, err
-		}
-		return agent.New(agent.Config{Backend: backend, Tools: allTools(delay), MaxRounds: o.MaxRounds, Think: o.Think, Dialect: dialect}), nil
-	}
-	cfg := server.Config{
-		Hub:       runs.NewHub(20),
-		NewAgent:  newAgent,
-		Backend:   backend,
-		Tools:     func() []tools.Tool { return allTools(toolDelay).Tools() },
-		MaxRounds: agent.DefaultMaxRounds,
-		ToolDelay: toolDelay,
-	}
-	if hub != nil {
-		cfg.MCP = hub.Servers
-	}
-	s := server.New(cfg)
+	srv := server.New(server.Config{Hub: runs.NewHub(20), Engine: e})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
+	go func() { served <- srv.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
+		if err := srv.Shutdown(ctx); err != nil {
 			t.Errorf("server shutdown: %v", err)
 		}
 		<-served
+		e.Close()
 	})
 	return "http://" + ln.Addr().String()
 }
 
-func demoModel() llm.Backend {
-	return demo.New(demo.Config{TokenDelay: 2 * time.Millisecond})
+// demoModel is the demo model, quick, with stub tools that take toolDelay.
+func demoModel(toolDelay time.Duration) engine.Settings {
+	return engine.Settings{Backend: engine.BackendDemo, DemoDelay: 2 * time.Millisecond, ToolDelay: toolDelay}
 }
 
-func ollamaModel(t *testing.T, host, model string) llm.Backend {
-	t.Helper()
-	b, err := ollama.New(ollama.Config{Host: host, Model: model})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+// ollamaModel is model on the Ollama at host, with stub tools that take
+// no time.
+func ollamaModel(host, model string) engine.Settings {
+	return engine.Settings{Backend: engine.BackendOllama, OllamaHost: host, Model: model}
 }
 
 // ---- a browser tab on the page --------------------------------------------
@@ -290,11 +248,11 @@ var enter = chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 })
 
 // waitEnd waits until turn n (from 1) has finished and returns how.
-func (p *page) waitEnd(n int) string {
+func (p *page) waitEnd(n int) agent.Reason {
 	p.t.Helper()
 	p.waitFor(fmt.Sprintf("turn %d to finish", n),
 		fmt.Sprintf(`document.querySelectorAll('#chat .turn [data-slot=end]:not([hidden])').length >= %d`, n))
-	return p.turns()[n-1].Reason
+	return agent.Reason(p.turns()[n-1].Reason)
 }
 
 // screenshot saves the viewport as name.png in $SCREENSHOT_DIR, or in a
@@ -410,7 +368,7 @@ func (p *page) viewInput(turn, round int) (prompt, messages string) {
 func TestSeedPrompts(t *testing.T) {
 	t.Parallel()
 	const toolDelay = 1500 * time.Millisecond // long enough to watch the timer
-	url := serve(t, demoModel(), toolDelay)
+	url := serve(t, demoModel(toolDelay))
 	tests := []struct {
 		name, prompt, tool string
 		args               map[string]string // argument → a part of its value
@@ -521,7 +479,7 @@ func equal(a, b []string) bool {
 // with Esc.
 func TestStop(t *testing.T) {
 	t.Parallel()
-	url := serve(t, demoModel(), time.Minute)
+	url := serve(t, demoModel(time.Minute))
 	tests := []struct {
 		name string
 		stop chromedp.Action[chromedp.Void]
@@ -559,7 +517,7 @@ func TestStop(t *testing.T) {
 // and a follow-up's input holds the earlier turn.
 func TestKeysAndHistory(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, demoModel(), 10*time.Millisecond))
+	p := open(t, serve(t, demoModel(10*time.Millisecond)))
 
 	p.do(
 		chromedp.SendKeys(chromedp.ID("message"), "Send an email to john@example.com"),
@@ -607,7 +565,7 @@ func TestModelMarkupIsText(t *testing.T) {
 			`<tool_call>` + "\n" + `{"name": "send_mail", "arguments": {"to": "john@example.com", "subject": "` + markup + `", "body": "<script>alert(2)</script>"}}` + "\n" + `</tool_call>`},
 		ollamatest.Reply{Text: "Sent: " + markup},
 	)
-	p := open(t, serve(t, ollamaModel(t, srv.Host(), "qwen3:4b"), 0))
+	p := open(t, serve(t, ollamaModel(srv.Host(), "qwen3:4b")))
 	p.send("Send a tricky email")
 	if reason := p.waitEnd(1); reason != agent.Answered {
 		t.Fatalf("the run ended %q", reason)
@@ -636,7 +594,7 @@ func TestInvalidCall(t *testing.T) {
 		ollamatest.Reply{Text: "<tool_call>\n" + broken + "\n</tool_call>"},
 		ollamatest.Reply{Text: "I could not send it."},
 	)
-	p := open(t, serve(t, ollamaModel(t, srv.Host(), "qwen3:4b"), 0))
+	p := open(t, serve(t, ollamaModel(srv.Host(), "qwen3:4b")))
 	p.send("Send an email to john@example.com")
 	p.waitEnd(1)
 	p.screenshot("invalid-call")
@@ -664,7 +622,7 @@ func TestPendingText(t *testing.T) {
 		},
 		Hold: true,
 	})
-	p := open(t, serve(t, ollamaModel(t, srv.Host(), "qwen3:4b"), 0))
+	p := open(t, serve(t, ollamaModel(srv.Host(), "qwen3:4b")))
 	p.send("Check something")
 	p.waitFor("held-back text", `document.querySelector('.step-raw [data-slot=pending]')?.textContent === '<tool_'`)
 	p.screenshot("pending")
@@ -687,21 +645,21 @@ func TestPendingText(t *testing.T) {
 func TestErrorsSayWhatToDo(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name    string
-		backend func(t *testing.T) llm.Backend
-		next    string
+		name     string
+		settings func(t *testing.T) engine.Settings
+		next     string
 	}{
-		{"model not pulled", func(t *testing.T) llm.Backend {
-			return ollamaModel(t, ollamatest.New(t).Host(), "llama9:1b")
+		{"model not pulled", func(t *testing.T) engine.Settings {
+			return ollamaModel(ollamatest.New(t).Host(), "llama9:1b")
 		}, "run 'ollama pull llama9:1b'"},
-		{"Ollama not running", func(t *testing.T) llm.Backend {
-			return ollamaModel(t, nettest.ClosedAddress(t), "qwen3:4b")
-		}, "start it with 'ollama serve'"},
+		{"Ollama not running", func(t *testing.T) engine.Settings {
+			return ollamaModel(nettest.ClosedAddress(t), "qwen3:4b")
+		}, "start Ollama with 'ollama serve'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := open(t, serve(t, tt.backend(t), 0))
+			p := open(t, serve(t, tt.settings(t)))
 			p.waitFor("the health banner", `!document.getElementById('health').hidden`)
 			contains(t, "the health banner", eval[string](p, `document.getElementById('health').innerText`), tt.next)
 
@@ -728,11 +686,9 @@ func TestChatModeParsedByOllama(t *testing.T) {
 			Arguments: []byte(`{"to": "john@example.com", "subject": "Standup", "body": "See you."}`)}}},
 		ollamatest.Reply{Text: "Sent."},
 	)
-	b, err := ollama.New(ollama.Config{Host: srv.Host(), Mode: llm.ModeChat})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := open(t, serve(t, b, 0))
+	s := ollamaModel(srv.Host(), "qwen3:4b")
+	s.Mode = llm.ModeChat
+	p := open(t, serve(t, s))
 	p.send("Email john@example.com")
 	if reason := p.waitEnd(1); reason != agent.Answered {
 		t.Fatalf("the run ended %q", reason)
@@ -755,7 +711,7 @@ func TestChatModeParsedByOllama(t *testing.T) {
 // by the composer, and the message stays there to fix and send again.
 func TestRefusedRequest(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, demoModel(), 0))
+	p := open(t, serve(t, demoModel(0)))
 	_ = eval[chromedp.Void](p, `document.getElementById('message').value = 'x'.repeat(70000)`)
 	p.do(chromedp.Focus(chromedp.ID("message")), enter)
 	p.waitFor("the refusal", `!document.getElementById('composer-error').hidden`)
@@ -774,7 +730,7 @@ func TestRefusedRequest(t *testing.T) {
 // TestLookIsRemembered toggles large type and the theme, and reloads.
 func TestLookIsRemembered(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, demoModel(), 0))
+	p := open(t, serve(t, demoModel(0)))
 	before := eval[string](p, `document.documentElement.dataset.theme`)
 	p.do(chromedp.Click(chromedp.ID("toggle-large")), chromedp.Click(chromedp.ID("toggle-theme")))
 	p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("message")))
@@ -800,21 +756,17 @@ func TestMCPToolInThePipeline(t *testing.T) {
 	}
 	calc := httptest.NewServer(handler)
 	t.Cleanup(calc.Close)
-	hub, err := mcp.Connect(t.Context(), []mcp.ServerSpec{
-		{Name: "calculator", URL: calc.URL + "/mcp", Transport: mcp.TransportHTTP},
-		{Name: "broken", URL: "http://" + nettest.ClosedAddress(t) + "/mcp", Transport: mcp.TransportHTTP},
-	}, mcp.Options{})
-	if err == nil || !strings.Contains(err.Error(), `"broken"`) {
-		t.Fatalf("connecting to a server that is not there: err = %v", err)
-	}
-	t.Cleanup(func() { hub.Close() })
-
 	srv := ollamatest.New(t)
 	srv.Reply(
 		ollamatest.Reply{Text: "<tool_call>\n{\"name\": \"multiply\", \"arguments\": {\"a\": 15, \"b\": 27}}\n</tool_call>"},
 		ollamatest.Reply{Text: "15 times 27 is 405."},
 	)
-	p := open(t, serveWithMCP(t, ollamaModel(t, srv.Host(), "qwen3:4b"), 0, hub))
+	s := ollamaModel(srv.Host(), "qwen3:4b")
+	s.MCP = []mcp.ServerSpec{
+		{Name: "calculator", URL: calc.URL + "/mcp", Transport: mcp.TransportHTTP},
+		{Name: "broken", URL: "http://" + nettest.ClosedAddress(t) + "/mcp", Transport: mcp.TransportHTTP},
+	}
+	p := open(t, serve(t, s))
 	group := eval[string](p, `document.querySelector('.tool-group[data-source="mcp:calculator"]')?.textContent ?? ''`)
 	contains(t, "the calculator's tool group", group, "MCP server calculator")
 	contains(t, "the calculator's tool group", group, "multiply")
@@ -847,7 +799,7 @@ func TestMarkersSplitAcrossChunks(t *testing.T) {
 			Split: ollamatest.SplitEvery(3)},
 		ollamatest.Reply{Text: "Cancelled."},
 	)
-	p := open(t, serve(t, ollamaModel(t, srv.Host(), "qwen3:4b"), 0))
+	p := open(t, serve(t, ollamaModel(srv.Host(), "qwen3:4b")))
 	_ = eval[chromedp.Void](p, `document.getElementById('set-dialect').value = 'marker'`)
 	p.send("Cancel the standup meeting on 2026-12-01")
 	p.waitEnd(1)

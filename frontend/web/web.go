@@ -9,12 +9,16 @@
 package web
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/tools"
 )
 
 // Static holds the page's scripts and styles, served under /static/.
@@ -24,20 +28,21 @@ var Static embed.FS
 
 // PageData is what the server knows when it renders the page.
 type PageData struct {
+	// The backend that answers by default, as llm.Info describes it.
 	Backend string // "ollama" or "demo"
 	Model   string
 	Mode    string
 	Demo    bool // the page must say so, always
-	Tools   []ToolInfo
+	// Fallback is why toolscope chose the demo model when told to choose
+	// (--backend auto): what Ollama's check said. Empty when it did not.
+	Fallback string
+	Tools    []ToolInfo
 	// MCPServers are the servers that tools with a Source of
 	// "mcp:<name>" come from, failed ones included.
 	MCPServers []MCPServer
-	// Settings the run form starts with.
-	Dialect     string   // the tool-call dialect, e.g. "hermes"
-	Dialects    []string // every dialect, for the picker
-	MaxRounds   int
-	ToolDelayMS int
-	Think       *bool // nil: the model decides
+	// Settings are what the run form starts with; Allowed what it offers.
+	Settings engine.Settings
+	Allowed  engine.Choices
 }
 
 // MCPServer describes an MCP server for the side panel.
@@ -103,8 +108,18 @@ var seeds = []string{
 }
 
 // seconds formats a delay for the settings form, which asks in seconds.
-func seconds(ms int) string {
-	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64)
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}
+
+// modeLabels name the modes in the settings form.
+var modeLabels = map[llm.Mode]string{llm.ModeRaw: "raw prompt", llm.ModeChat: "chat messages"}
+
+func modeLabel(m llm.Mode) string {
+	if label, ok := modeLabels[m]; ok {
+		return label
+	}
+	return string(m)
 }
 
 // param is one argument of a tool, as the side panel lists it.
@@ -120,31 +135,17 @@ type param struct {
 // nothing: the panel still shows the schema itself.
 func params(schema string) []param {
 	var s struct {
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required"`
+		Properties map[string]struct {
+			Type any `json:"type"` // a string, or a list of them
+		} `json:"properties"`
+		Required []string `json:"required"`
 	}
-	if json.Unmarshal([]byte(schema), &s) != nil || len(s.Properties) == 0 {
-		return nil
-	}
-	// A map would lose the order, so read the properties token by token.
-	dec := json.NewDecoder(bytes.NewReader(s.Properties))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	if json.Unmarshal([]byte(schema), &s) != nil {
 		return nil
 	}
 	var list []param
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var p struct {
-			Type any `json:"type"` // a string, or a list of them
-		}
-		if err := dec.Decode(&p); err != nil {
-			return nil
-		}
-		name, _ := key.(string)
-		list = append(list, param{Name: name, Type: typeName(p.Type), Required: slices.Contains(s.Required, name)})
+	for _, name := range tools.PropertyOrder(json.RawMessage(schema)) {
+		list = append(list, param{Name: name, Type: typeName(s.Properties[name].Type), Required: slices.Contains(s.Required, name)})
 	}
 	return list
 }

@@ -7,6 +7,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/streamparser"
 )
 
 func TestParams(t *testing.T) {
@@ -47,7 +52,8 @@ var sample = PageData{
 		Name: "send_mail", Description: `Send mail. <b>Never</b> "spam".`, Source: "builtin",
 		Parameters: `{"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}`,
 	}},
-	MaxRounds: 8, ToolDelayMS: 1500,
+	Settings: engine.Settings{MaxRounds: 8, ToolDelay: 1500 * time.Millisecond, Dialect: streamparser.Marker, Mode: llm.ModeChat},
+	Allowed:  engine.Allowed(),
 }
 
 func TestPageSaysWhenTheDemoModelIsInUse(t *testing.T) {
@@ -59,6 +65,13 @@ func TestPageSaysWhenTheDemoModelIsInUse(t *testing.T) {
 	html := render(t, d)
 	if !strings.Contains(html, `class="demo-banner"`) || !strings.Contains(html, "toolscope-demo is a scripted stand-in") {
 		t.Error("the page does not say that the demo model is in use")
+	}
+	if strings.Contains(html, "Ollama was not ready") {
+		t.Error("the page gives a reason for a demo model that was asked for")
+	}
+	d.Fallback = "Ollama is not reachable <at> 127.0.0.1:11434"
+	if html := render(t, d); !strings.Contains(html, "Chosen because Ollama was not ready: Ollama is not reachable &lt;at&gt; 127.0.0.1:11434") {
+		t.Error("the page does not say why it fell back to the demo model")
 	}
 	if !strings.Contains(html, `<select id="set-model" name="model" disabled`) {
 		t.Error("the model picker is enabled for the demo model, which has one model")
@@ -75,6 +88,11 @@ func TestPageShowsToolsAndSettings(t *testing.T) {
 		`value="1.5"`, // tool delay, in seconds
 		`<option value="auto" selected>`,
 		`<option value="qwen3:4b" selected>qwen3:4b</option>`,
+		// The form offers what the server allows, starting at its settings.
+		`<option value="chat" selected>chat messages</option>`,
+		`<option value="marker" selected>marker</option>`,
+		`min="1" max="50"`,
+		`max="60"`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %s", want)

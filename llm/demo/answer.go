@@ -113,17 +113,14 @@ func corrections(c conversation, outcomes []outcome) (retries []call, notes []st
 			fixed.args = map[string]any{}
 		}
 		changed := false
-		t, _ := c.tool(o.call.name)
-		learnt, written := t.names()
-		for i, name := range learnt {
-			offered := written[i]
-			v, planned := want.args[name]
-			if !planned || offered == "" || !mentions(o.err, offered) || jsonText(o.call.args[name]) == jsonText(v) {
+		for _, p := range c.places(want) {
+			was, v := o.call.args[p.learnt], want.args[p.learnt]
+			if !mentions(o.err, p.offered) || jsonText(was) == jsonText(v) {
 				continue
 			}
-			fixed.args[name] = v
+			fixed.args[p.learnt] = v
 			changed = true
-			notes = append(notes, fmt.Sprintf("The %s argument was %s, but from the request it should be %s.", offered, jsonText(o.call.args[name]), jsonText(v)))
+			notes = append(notes, fmt.Sprintf("The %s argument was %s, but from the request it should be %s.", p.offered, jsonText(was), jsonText(v)))
 		}
 		if changed {
 			retries = append(retries, fixed)

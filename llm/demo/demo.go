@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama/template"
 )
 
 // Config configures the demo model.
@@ -55,7 +56,7 @@ func (m *Model) Prepare(ctx context.Context, req llm.Request) (llm.Input, error)
 		return llm.Input{}, err
 	}
 	think := req.Think == nil || *req.Think
-	prompt, err := llm.Render(llm.Qwen3Template, req.Messages, think)
+	prompt, err := template.Render(template.Qwen3, req.Messages, think)
 	if err != nil {
 		return llm.Input{}, err
 	}

@@ -8,36 +8,28 @@ import (
 	"github.com/toolscope/toolscope/streamparser"
 )
 
-// format is how the demo model writes calls in one dialect, as the system
-// prompt teaches it.
+// format is a dialect the demo model writes calls in. How to write a
+// call is the dialect's own knowledge (streamparser.Dialect.WriteCalls);
+// the demo brings the calls and their arguments.
 type format struct {
 	dialect streamparser.Dialect
 	// marker opens a call, or, in a list, all of them. It is one token.
 	marker string
-	// open comes after the marker and close after the call; in a list
-	// they surround all the calls, separated by ", ".
-	open, close string
-	argsKey     string // the JSON field of the arguments; "" for Python
-	list        bool
 }
 
 // formats are the dialects the demo model writes in, the default first.
-var formats = []format{
-	{dialect: streamparser.Hermes, marker: "<tool_call>", open: "\n", close: "\n</tool_call>", argsKey: "arguments"},
-	{dialect: streamparser.Marker, marker: ">>>CALL_FUNCTION<<<", open: " ", argsKey: "arguments"},
-	{dialect: streamparser.Pythonic, marker: "<<function>>"},
-	{dialect: streamparser.Llama3, marker: "<|python_tag|>", argsKey: "parameters"},
-	{dialect: streamparser.Mistral, marker: "[TOOL_CALLS]", open: " [", close: "]", argsKey: "arguments", list: true},
-	{dialect: streamparser.Fenced, marker: "```json", open: "\n", close: "\n```", argsKey: "arguments"},
+var formats = dialectFormats()
+
+func dialectFormats() []format {
+	var fs []format
+	for _, d := range streamparser.Dialects() {
+		fs = append(fs, formatOf(d))
+	}
+	return fs
 }
 
 func formatOf(d streamparser.Dialect) format {
-	for _, f := range formats {
-		if f.dialect == d {
-			return f
-		}
-	}
-	return formats[0]
+	return format{dialect: d, marker: d.Marker()}
 }
 
 // readDialect tells the dialect a system prompt teaches by the first call
@@ -55,32 +47,17 @@ func readDialect(system string) streamparser.Dialect {
 	return d
 }
 
-// write writes calls one after another, a line each, or all in one list;
-// args gives the arguments of each as written.
+// write writes calls as the dialect does; args gives the arguments of
+// each, in the order the model writes them.
 func (f format) write(b *strings.Builder, calls []call, args func(call) []argument) {
-	if len(calls) == 0 {
-		return // an empty list would be a call of its own
-	}
-	bodies := make([]string, len(calls))
+	drafts := make([]streamparser.Draft, len(calls))
 	for i, k := range calls {
-		var body strings.Builder
-		if f.argsKey == "" {
-			writePython(&body, k.name, args(k))
-		} else {
-			writeJSON(&body, k.name, f.argsKey, args(k))
+		drafts[i].Name = k.name
+		for _, a := range args(k) {
+			drafts[i].Args = append(drafts[i].Args, streamparser.Arg{Name: a.name, Value: json.RawMessage(jsonText(a.value))})
 		}
-		bodies[i] = body.String()
 	}
-	if f.list {
-		b.WriteString(f.marker + f.open + strings.Join(bodies, ", ") + f.close)
-		return
-	}
-	for i, body := range bodies {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(f.marker + f.open + body + f.close)
-	}
+	f.dialect.WriteCalls(b, drafts)
 }
 
 // readCalls reads the calls of an earlier reply as toolscope reads them,

@@ -42,7 +42,7 @@ func parseStream(t *testing.T, d streamparser.Dialect, in llm.Input, chunks []st
 		}
 	}
 	p := streamparser.New(streamparser.Options{Dialect: d, Tools: readPrompt(in.Prompt).toolNames(),
-		InThinking: strings.HasSuffix(in.Prompt, "<think>\n")})
+		InThinking: streamparser.OpensThinking(in.Prompt)})
 	for _, c := range chunks {
 		p.Feed(c, emit)
 	}
@@ -136,6 +136,7 @@ func TestRunsInEveryDialect(t *testing.T) {
 	}
 }
 
+// In Pythonic, values are Python literals, whatever JSON they decoded from.
 func TestPythonLiterals(t *testing.T) {
 	tests := []struct {
 		value any
@@ -152,9 +153,9 @@ func TestPythonLiterals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b strings.Builder
-		writeValue(&b, tt.value, true)
-		if b.String() != tt.want {
-			t.Errorf("writeValue(%#v) = %s, want %s", tt.value, b.String(), tt.want)
+		formatOf(streamparser.Pythonic).write(&b, []call{{name: "f"}}, func(call) []argument { return []argument{{"v", tt.value}} })
+		if want := "<<function>>f(v=" + tt.want + ")"; b.String() != want {
+			t.Errorf("%#v is written %s, want %s", tt.value, b.String(), want)
 		}
 	}
 }
@@ -169,12 +170,12 @@ func TestArgumentsRoundTrip(t *testing.T) {
 		{"flag", false},
 		{"none", nil},
 	}
-	var want strings.Builder
-	writeJSON(&want, "tool", "arguments", args)
-	var wantCall struct {
-		Arguments json.RawMessage `json:"arguments"`
+	byName := map[string]any{}
+	for _, a := range args {
+		byName[a.name] = a.value
 	}
-	if err := json.Unmarshal([]byte(want.String()), &wantCall); err != nil {
+	want, err := json.Marshal(byName)
+	if err != nil {
 		t.Fatal(err)
 	}
 	calls := []call{{name: "tool"}, {name: "tool"}}
@@ -195,7 +196,7 @@ func TestArgumentsRoundTrip(t *testing.T) {
 			continue
 		}
 		for _, c := range got {
-			if c.Reason != "" || c.Name != "tool" || !sameJSON(t, c.Arguments, wantCall.Arguments) {
+			if c.Reason != "" || c.Name != "tool" || !sameJSON(t, c.Arguments, want) {
 				t.Errorf("%s: %s reads as %s %s (%s)", d, b.String(), c.Name, c.Arguments, c.Reason)
 			}
 		}

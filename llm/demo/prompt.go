@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/toolscope/toolscope/streamparser"
+	"github.com/toolscope/toolscope/tools"
 )
 
 // conversation is what the demo model understands of a rendered Qwen3
@@ -85,59 +84,74 @@ func (c conversation) tool(name string) (tool, bool) {
 	return tool{}, false
 }
 
-// names pairs the parameters the model learnt for t with those t's schema
-// lists: each with the one of the same name or, when the schema uses none
-// of the learnt names (multiply(x, y) for multiply(a, b)), with the one in
-// the same place. A parameter with no counterpart pairs with "". A schema
-// that lists no parameters takes the learnt ones.
-func (t tool) names() (learnt, offered []string) {
-	learnt = skills[trainedName(t.name)].params
-	if t.params == nil {
-		return learnt, learnt
+// byPosition maps each parameter of t to the operand the model learnt in
+// the same place (see skill.operands), for a schema that names none of
+// them: multiply(x, y) for multiply(a, b) takes the first number as x.
+// It is nil when the model can go by name.
+func (t tool) byPosition() map[string]string {
+	operands := skills[trainedName(t.name)].operands
+	if t.params == nil || slices.ContainsFunc(operands, func(o string) bool { return slices.Contains(t.params, o) }) {
+		return nil
 	}
-	offered = make([]string, len(learnt))
-	named := false
-	for i, p := range learnt {
-		if slices.Contains(t.params, p) {
-			offered[i], named = p, true
+	learnt := make(map[string]string, len(operands))
+	for i, p := range t.params[:min(len(t.params), len(operands))] {
+		learnt[p] = operands[i]
+	}
+	return learnt
+}
+
+// place is where an argument goes in a call of the offered tool.
+type place struct {
+	learnt  string // the name the model fills it under, a key of call.args
+	offered string // the name the tool's schema gives it
+}
+
+// places pairs the arguments of k with the parameters of the offered
+// tool, in the order of its schema, which is the order a model writes
+// them in. An argument the schema has no place for is left out; when the
+// schema lists no parameters, the model writes all it has, sorted.
+func (c conversation) places(k call) []place {
+	t, _ := c.tool(k.name)
+	if t.params == nil {
+		var all []place
+		for _, name := range slices.Sorted(maps.Keys(k.args)) {
+			all = append(all, place{name, name})
+		}
+		return all
+	}
+	byPosition := t.byPosition()
+	var ps []place
+	for _, offered := range t.params {
+		learnt, ok := byPosition[offered]
+		if !ok {
+			learnt = offered
+		}
+		if _, ok := k.args[learnt]; ok {
+			ps = append(ps, place{learnt, offered})
 		}
 	}
-	if !named {
-		copy(offered, t.params)
-	}
-	return learnt, offered
+	return ps
 }
 
 // written lists k's arguments as the model writes them for the offered
-// tool: the learnt parameters in their order, under the names the tool's
-// schema gives them, then any others, sorted. An argument that the schema
-// has no place for is left out.
+// tool (see places).
 func (c conversation) written(k call) []argument {
-	t, _ := c.tool(k.name)
-	learnt, offered := t.names()
 	var args []argument
-	for i, name := range offered {
-		if v, ok := k.args[learnt[i]]; ok && name != "" {
-			args = append(args, argument{name, v})
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(k.args)) {
-		if !slices.Contains(learnt, name) && (t.params == nil || slices.Contains(t.params, name)) {
-			args = append(args, argument{name, k.args[name]})
-		}
+	for _, p := range c.places(k) {
+		args = append(args, argument{p.offered, k.args[p.learnt]})
 	}
 	return args
 }
 
 // learnt renames the arguments of a call read from an earlier reply to
-// the parameter names the model learnt for its tool, undoing written.
+// the names the model learnt for them, undoing written.
 func (c conversation) learnt(k call) call {
 	t, _ := c.tool(k.name)
-	learnt, offered := t.names()
-	for i, name := range offered {
-		if v, ok := k.args[name]; ok && name != learnt[i] {
-			delete(k.args, name)
-			k.args[learnt[i]] = v
+	// The schema names none of the learnt names, so no renaming collides.
+	for offered, learnt := range t.byPosition() {
+		if v, ok := k.args[offered]; ok {
+			delete(k.args, offered)
+			k.args[learnt] = v
 		}
 	}
 	return k
@@ -244,21 +258,20 @@ func readTools(system string) []tool {
 	if m == nil {
 		return nil
 	}
-	var tools []tool
+	var offered []tool
 	for _, line := range strings.Split(m[1], "\n") {
-		var sig api.Tool // whose properties keep the schema's order
+		var sig struct {
+			Function struct {
+				Name       string          `json:"name"`
+				Parameters json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		}
 		if json.Unmarshal([]byte(line), &sig) != nil || sig.Function.Name == "" {
 			continue
 		}
-		t := tool{name: sig.Function.Name}
-		if props := sig.Function.Parameters.Properties; props != nil {
-			for name := range props.All() {
-				t.params = append(t.params, name)
-			}
-		}
-		tools = append(tools, t)
+		offered = append(offered, tool{name: sig.Function.Name, params: tools.PropertyOrder(sig.Function.Parameters)})
 	}
-	return tools
+	return offered
 }
 
 var todayRE = regexp.MustCompile(`Today is \w+, (\d{4}-\d{2}-\d{2})`)

@@ -12,27 +12,28 @@ const (
 // skill is what the demo model learnt about one tool: toolscope's built-in
 // tools, and those of its calculator and converter MCP servers.
 type skill struct {
-	// params are the tool's parameters in the order a model trained on its
-	// signature writes them: the order of the schema.
-	params  []string
 	ability string // what the tool lets the model do: "send emails"
 	example string // a request the demo model answers with the tool
 	// server is the toolscope MCP server that provides the tool; "" for
 	// the built-in tools.
 	server string
+	// operands are the arguments of a calculator or converter tool, by
+	// the names the model fills them under, in the order a request gives
+	// their values: the base, then the exponent. Calls are written in the
+	// order of the offered schema, not this one (see conversation.places).
+	// Nil for the built-in tools, whose arguments the plan fills by name.
+	operands []string
 	// sum says what a calculator or converter call works out, from its
-	// arguments as text in the order of params ("" for one left out):
-	// "15 times 27". Nil for the other tools.
+	// operands as text ("" for one left out): "15 times 27". Nil for the
+	// other tools.
 	sum func(v []string) string
 }
 
 var skills = map[string]skill{
-	sendMail: {params: []string{"to", "subject", "body"}, ability: "send emails",
-		example: "Send an email to john@example.com about tomorrow's standup"},
-	scheduleMeeting: {params: []string{"title", "attendees", "date", "time"}, ability: "schedule meetings",
+	sendMail: {ability: "send emails", example: "Send an email to john@example.com about tomorrow's standup"},
+	scheduleMeeting: {ability: "schedule meetings",
 		example: "Schedule a meeting with alice@example.com tomorrow at 10:00"},
-	cancelMeeting: {params: []string{"title", "date"}, ability: "cancel meetings",
-		example: "Cancel the standup meeting on Friday"},
+	cancelMeeting: {ability: "cancel meetings", example: "Cancel the standup meeting on Friday"},
 
 	"add": arithmetic("What is 1.5 plus 2.25?", func(v []string) string { return v[0] + " plus " + v[1] }),
 	"subtract": arithmetic("What is 100 minus 58?",
@@ -40,19 +41,19 @@ var skills = map[string]skill{
 	"multiply": arithmetic("What is 15 times 27?", func(v []string) string { return v[0] + " times " + v[1] }),
 	"divide": arithmetic("What is 10 divided by 4?",
 		func(v []string) string { return v[0] + " divided by " + v[1] }),
-	"sqrt": {params: []string{"number"}, ability: calculating, server: "calculator",
+	"sqrt": {operands: []string{"number"}, ability: calculating, server: "calculator",
 		example: "What is the square root of 2?",
 		sum:     func(v []string) string { return "the square root of " + v[0] }},
-	"power": {params: []string{"base", "exponent"}, ability: calculating, server: "calculator",
+	"power": {operands: []string{"base", "exponent"}, ability: calculating, server: "calculator",
 		example: "What is 2 to the power of 10?",
 		sum:     func(v []string) string { return v[0] + " to the power of " + v[1] }},
-	"round_number": {params: []string{"number", "decimals"}, ability: calculating, server: "calculator",
+	"round_number": {operands: []string{"number", "decimals"}, ability: calculating, server: "calculator",
 		example: "Round 3.14159 to 2 decimals", sum: rounding},
 
-	"celsius_to_fahrenheit": {params: []string{"celsius"}, ability: converting, server: "converter",
+	"celsius_to_fahrenheit": {operands: []string{"celsius"}, ability: converting, server: "converter",
 		example: "Convert 100 °C to Fahrenheit",
 		sum:     func(v []string) string { return v[0] + " °C in Fahrenheit" }},
-	"fahrenheit_to_celsius": {params: []string{"fahrenheit"}, ability: converting, server: "converter",
+	"fahrenheit_to_celsius": {operands: []string{"fahrenheit"}, ability: converting, server: "converter",
 		example: "What is 72 F in Celsius?",
 		sum:     func(v []string) string { return v[0] + " °F in Celsius" }},
 	"convert_length": conversion("How many km is 26.2 miles?"),
@@ -66,12 +67,12 @@ const (
 
 // arithmetic is a calculator tool of two numbers, a and b.
 func arithmetic(example string, sum func(v []string) string) skill {
-	return skill{params: []string{"a", "b"}, ability: calculating, server: "calculator", example: example, sum: sum}
+	return skill{operands: []string{"a", "b"}, ability: calculating, server: "calculator", example: example, sum: sum}
 }
 
 // conversion is a converter tool between units of one quantity.
 func conversion(example string) skill {
-	return skill{params: []string{"value", "from_unit", "to_unit"}, ability: converting, server: "converter",
+	return skill{operands: []string{"value", "from_unit", "to_unit"}, ability: converting, server: "converter",
 		example: example, sum: func(v []string) string { return v[0] + " " + v[1] + " in " + v[2] }}
 }
 

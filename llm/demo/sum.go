@@ -64,8 +64,7 @@ func firstSum(text string) (found, bool) {
 }
 
 // calculation is a way a request asks for arithmetic; args are the
-// submatches of re that are the tool's arguments, in the order of its
-// parameters.
+// submatches of re that are the tool's operands, in their order.
 type calculation struct {
 	tool string
 	re   *regexp.Regexp
@@ -107,11 +106,11 @@ func (calc calculation) read(text string) (found, bool) {
 }
 
 // sumCall is a call of a calculator or converter tool with the values of
-// its parameters, in order.
+// its operands, in order.
 func sumCall(tool string, values ...any) call {
 	args := make(map[string]any, len(values))
 	for i, v := range values {
-		args[skills[tool].params[i]] = v
+		args[skills[tool].operands[i]] = v
 	}
 	return call{name: tool, args: args}
 }
@@ -227,8 +226,8 @@ func (q quantity) unit(m []int, first int) string {
 // "15 times 27".
 func sumText(k call) string {
 	s := skills[trainedName(k.name)]
-	v := make([]string, len(s.params))
-	for i, p := range s.params {
+	v := make([]string, len(s.operands))
+	for i, p := range s.operands {
 		if a, ok := k.args[p]; ok {
 			v[i] = display(a)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,8 +29,11 @@ func TestSums(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		request string
-		calls   string // tool and arguments of each; the numbers as the request wrote them
-		answer  string
+		// calls are the tool and arguments of each: the numbers as the
+		// request wrote them, in the order of the schema the prompt shows
+		// (an MCP client hands toolscope the schema as a map, so sorted).
+		calls  string
+		answer string
 	}{
 		{"What is 15 times 27?", `multiply {"a":15,"b":27}`, "15 times 27 is 405."},
 		{"what's 15*27", `multiply {"a":15,"b":27}`, "15 times 27 is 405."},
@@ -43,18 +47,18 @@ func TestSums(t *testing.T) {
 		{"What is the square root of 2?", `sqrt {"number":2}`, "The square root of 2 is 1.41421356237."},
 		{"What is 2 to the power of 10?", `power {"base":2,"exponent":10}`, "2 to the power of 10 is 1024."},
 		{"2^10", `power {"base":2,"exponent":10}`, "2 to the power of 10 is 1024."},
-		{"Round 3.14159 to 2 decimals", `round_number {"number":3.14159,"decimals":2}`, "3.14159 rounded to 2 decimal places is 3.14."},
+		{"Round 3.14159 to 2 decimals", `round_number {"decimals":2,"number":3.14159}`, "3.14159 rounded to 2 decimal places is 3.14."},
 		{"Round 2.5", `round_number {"number":2.5}`, "2.5 rounded to a whole number is 3."},
 		{"Convert 100 °C to Fahrenheit", `celsius_to_fahrenheit {"celsius":100}`, "100 °C is 212 °F."},
 		{"What is -40 degrees Celsius in Fahrenheit?", `celsius_to_fahrenheit {"celsius":-40}`, "-40 °C is -40 °F."},
 		{"What is 72 F in Celsius?", `fahrenheit_to_celsius {"fahrenheit":72}`, "72 °F is 22.22222 °C."},
-		{"How many km is 26.2 miles?", `convert_length {"value":26.2,"from_unit":"mi","to_unit":"km"}`, "26.2 mi is 42.16481 km."},
-		{"Convert 6 feet to centimeters", `convert_length {"value":6,"from_unit":"ft","to_unit":"cm"}`, "6 ft is 182.88 cm."},
-		{"Convert 5 lb to kg", `convert_weight {"value":5,"from_unit":"lb","to_unit":"kg"}`, "5 lb is 2.267962 kg."},
+		{"How many km is 26.2 miles?", `convert_length {"from_unit":"mi","to_unit":"km","value":26.2}`, "26.2 mi is 42.16481 km."},
+		{"Convert 6 feet to centimeters", `convert_length {"from_unit":"ft","to_unit":"cm","value":6}`, "6 ft is 182.88 cm."},
+		{"Convert 5 lb to kg", `convert_weight {"from_unit":"lb","to_unit":"kg","value":5}`, "5 lb is 2.267962 kg."},
 		{"What is 1,000 times 3?", `multiply {"a":1000,"b":3}`, "1000 times 3 is 3000."},
 		{"What is 15 times 27, and 2^10?", `multiply {"a":15,"b":27}; power {"base":2,"exponent":10}`,
 			"15 times 27 is 405. 2 to the power of 10 is 1024."},
-		{"Convert 5 lb to kg and 100 °C to Fahrenheit", `convert_weight {"value":5,"from_unit":"lb","to_unit":"kg"}; celsius_to_fahrenheit {"celsius":100}`,
+		{"Convert 5 lb to kg and 100 °C to Fahrenheit", `convert_weight {"from_unit":"lb","to_unit":"kg","value":5}; celsius_to_fahrenheit {"celsius":100}`,
 			"5 lb is 2.267962 kg. 100 °C is 212 °F."},
 	}
 	for _, tt := range tests {
@@ -165,6 +169,23 @@ func TestOtherCalculatorsParameters(t *testing.T) {
 		t.Errorf("arguments = %s, want x and y", c.Arguments)
 	}
 	if r.result.Text != "15 times 27 is 405." {
+		t.Errorf("answer = %q", r.result.Text)
+	}
+}
+
+// The demo model writes arguments in the order of the offered schema,
+// whatever the order in which it reads their values from the request.
+func TestArgumentsInTheSchemasOrder(t *testing.T) {
+	type power struct{ Base, Exponent float64 }
+	schema := json.RawMessage(`{"type": "object", "properties": {"exponent": {"type": "number"}, "base": {"type": "number"}}}`)
+	pow := tools.Func("power", "Raise base to exponent.", schema, func(_ context.Context, in power) (float64, error) {
+		return math.Pow(in.Base, in.Exponent), nil
+	})
+	r := runAgent(t, streamparser.Hermes, []tools.Tool{pow}, "What is 2 to the power of 10?")
+	if c := onlyCall(t, r); string(c.Arguments) != `{"exponent":10,"base":2}` {
+		t.Errorf("arguments = %s, want the exponent first, as the schema lists it", c.Arguments)
+	}
+	if r.result.Text != "2 to the power of 10 is 1024." {
 		t.Errorf("answer = %q", r.result.Text)
 	}
 }

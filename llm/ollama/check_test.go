@@ -1,14 +1,12 @@
-package ollama
+package ollama_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
-	"github.com/toolscope/toolscope/llm"
-
 	"github.com/toolscope/toolscope/internal/nettest"
-
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 )
 
@@ -17,34 +15,38 @@ func TestCheck(t *testing.T) {
 	server.AddModel("llama3.2:latest", ollamatest.Model{Template: "{{ .Prompt }}"})
 	closed := nettest.ClosedAddress(t)
 	for _, c := range []struct {
-		name, host, model, want string
+		name, host, model, problem string
+		fix                        *llm.Fix
 	}{
-		{"ready", server.Host(), "qwen3:4b", ""},
-		{"untagged name means latest", server.Host(), "llama3.2", ""},
-		{"not pulled", server.Host(), "qwen9:1b", "model \"qwen9:1b\" is not pulled — run 'ollama pull qwen9:1b'"},
-		{"down", closed, "qwen3:4b", "start it with 'ollama serve', or run with --backend demo"},
+		{"ready", server.Host(), "qwen3:4b", "", nil},
+		{"untagged name means latest", server.Host(), "llama3.2", "", nil},
+		{"not pulled", server.Host(), "qwen9:1b", `model "qwen9:1b" is not pulled`,
+			&llm.Fix{Do: "run 'ollama pull qwen9:1b'", Setting: llm.SettingModel}},
+		{"down", closed, "qwen3:4b", "Ollama is not reachable at http://" + closed,
+			&llm.Fix{Do: "start Ollama with 'ollama serve'", Setting: llm.SettingBackend, Value: "demo"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b, err := New(Config{Host: c.host, Model: c.model})
+			b, err := ollama.New(ollama.Config{Host: c.host, Model: c.model})
 			if err != nil {
 				t.Fatal(err)
 			}
 			version, err := b.Check(context.Background())
-			switch {
-			case c.want == "" && (err != nil || version != ollamatest.Version):
-				t.Fatalf("Check() = %q, %v; want the version and no error", version, err)
-			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-				t.Fatalf("Check() error = %v, want one saying %q", err, c.want)
+			if c.fix == nil {
+				if err != nil || version != ollamatest.Version {
+					t.Fatalf("Check() = %q, %v; want the version and no error", version, err)
+				}
+				return
 			}
+			wantError(t, err, "check", c.problem, c.fix)
 		})
 	}
 }
 
 func TestInputIsNeverCut(t *testing.T) {
-	for _, mode := range []string{llm.ModeRaw, llm.ModeChat} {
+	for _, mode := range []llm.Mode{llm.ModeRaw, llm.ModeChat} {
 		server := ollamatest.New(t)
 		server.Reply(ollamatest.Reply{Text: "ok"}, ollamatest.Reply{Status: 500, Error: "the input length exceeds the context length"})
-		b, err := New(Config{Host: server.Host(), Mode: mode})
+		b, err := ollama.New(ollama.Config{Host: server.Host(), Mode: mode})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,8 +62,7 @@ func TestInputIsNeverCut(t *testing.T) {
 			t.Errorf("%s: truncate %v, shift %v; want both false, so the model reads exactly the input shown", mode, req.Truncate, req.Shift)
 		}
 		_, err = b.Stream(context.Background(), in, func(llm.Chunk) error { return nil })
-		if err == nil || !strings.Contains(err.Error(), "start a new conversation, or give Ollama a larger one") {
-			t.Errorf("%s: an input too long for the context: error %v, want the way out", mode, err)
-		}
+		wantError(t, err, "stream", "the conversation no longer fits the model's context",
+			&llm.Fix{Do: "start a new conversation, or give Ollama a larger context (OLLAMA_CONTEXT_LENGTH=16384 ollama serve)"})
 	}
 }

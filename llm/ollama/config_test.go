@@ -55,9 +55,10 @@ func TestHostParsing(t *testing.T) {
 
 func TestModeAndModel(t *testing.T) {
 	tests := []struct {
-		mode, model string
-		want        llm.Info
-		wantErr     string
+		mode    llm.Mode
+		model   string
+		want    llm.Info
+		wantErr string
 	}{
 		{"", "", llm.Info{Backend: "ollama", Model: "qwen3:4b", Mode: llm.ModeRaw}, ""},
 		{llm.ModeChat, "llama3.2", llm.Info{Backend: "ollama", Model: "llama3.2", Mode: llm.ModeChat}, ""},

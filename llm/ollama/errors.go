@@ -9,12 +9,14 @@ import (
 	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/toolscope/toolscope/llm"
 )
 
-// explain turns an error from Ollama's client into one that says what
-// happened and what to do next. The original error stays reachable with
-// errors.Is and errors.As.
-func (b *Backend) explain(ctx context.Context, err error) error {
+// explain turns an error from Ollama's client, in the call op, into an
+// *llm.Error that says what happened and what to do next. The original
+// error stays reachable with errors.Is and errors.As.
+func (b *Backend) explain(ctx context.Context, op string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -23,21 +25,32 @@ func (b *Backend) explain(ctx context.Context, err error) error {
 		auth   api.AuthorizationError
 		dial   *net.OpError
 	)
+	e := &llm.Error{Op: op, Err: err}
 	switch {
 	case errors.As(err, &status) && status.StatusCode == http.StatusNotFound:
-		return &hintError{fmt.Sprintf("model %q is not pulled — run 'ollama pull %s'", b.model, b.model), err}
+		return b.notPulled(op, err)
 	case errors.As(err, &status) && strings.Contains(status.ErrorMessage, "context length"):
-		return &hintError{answered(status.StatusCode, status.ErrorMessage) +
-			" — the conversation no longer fits the model's context: start a new conversation, or give Ollama a larger one (OLLAMA_CONTEXT_LENGTH=16384 ollama serve)", err}
+		e.Problem = answered(status.StatusCode, status.ErrorMessage) + ": the conversation no longer fits the model's context"
+		e.Fix = &llm.Fix{Do: "start a new conversation, or give Ollama a larger context (OLLAMA_CONTEXT_LENGTH=16384 ollama serve)"}
 	case errors.As(err, &status):
-		return &hintError{answered(status.StatusCode, status.ErrorMessage), err}
+		e.Problem = answered(status.StatusCode, status.ErrorMessage)
 	case errors.As(err, &auth):
-		return &hintError{answered(auth.StatusCode, "sign in with 'ollama signin'"), err}
+		e.Problem = answered(auth.StatusCode, "")
+		e.Fix = &llm.Fix{Do: "sign in with 'ollama signin'"}
 	case errors.As(err, &dial) && dial.Op == "dial":
-		return &hintError{fmt.Sprintf("Ollama is not reachable at %s (%v) — start it with 'ollama serve', or run with --backend demo", b.BaseURL(), dial.Err), err}
+		e.Problem = fmt.Sprintf("Ollama is not reachable at %s (%v)", b.BaseURL(), dial.Err)
+		e.Fix = &llm.Fix{Do: "start Ollama with 'ollama serve'", Setting: llm.SettingBackend, Value: "demo"}
 	default:
-		return fmt.Errorf("Ollama at %s failed: %w — its server log may say more", b.BaseURL(), err)
+		e.Problem = fmt.Sprintf("Ollama at %s failed: %v", b.BaseURL(), err)
+		e.Fix = &llm.Fix{Do: "look in Ollama's server log for more"}
 	}
+	return e
+}
+
+// notPulled reports that the server does not have the model.
+func (b *Backend) notPulled(op string, err error) error {
+	return &llm.Error{Op: op, Problem: fmt.Sprintf("model %q is not pulled", b.model),
+		Fix: &llm.Fix{Do: "run 'ollama pull " + b.model + "'", Setting: llm.SettingModel}, Err: err}
 }
 
 func answered(code int, msg string) string {
@@ -47,13 +60,3 @@ func answered(code int, msg string) string {
 	}
 	return s
 }
-
-// hintError replaces an error's message with one that tells the user what
-// to do, keeping the original for errors.Is and errors.As.
-type hintError struct {
-	msg string
-	err error
-}
-
-func (e *hintError) Error() string { return e.msg }
-func (e *hintError) Unwrap() error { return e.err }

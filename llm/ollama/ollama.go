@@ -48,7 +48,7 @@ type Config struct {
 	// Model is the model to run; "" means DefaultModel.
 	Model string
 	// Mode is llm.ModeRaw ("" means raw) or llm.ModeChat.
-	Mode string
+	Mode llm.Mode
 	// HTTPClient sends the requests. nil means a client that gives up
 	// connecting after a few seconds but lets a reply stream for as long
 	// as it takes; a client's overall Timeout would cut long replies.
@@ -61,7 +61,7 @@ type Backend struct {
 	base   *url.URL
 	client *api.Client
 	model  string
-	mode   string
+	mode   llm.Mode
 
 	// info caches what /api/show says about the model; nil until a call
 	// succeeds, so a failure (Ollama not started yet) is retried.
@@ -153,7 +153,7 @@ func (b *Backend) BaseURL() string { return b.base.String() }
 func (b *Backend) Version(ctx context.Context) (string, error) {
 	v, err := b.client.Version(ctx)
 	if err != nil {
-		return "", b.explain(ctx, err)
+		return "", b.explain(ctx, "check", err)
 	}
 	return v, nil
 }
@@ -162,7 +162,7 @@ func (b *Backend) Version(ctx context.Context) (string, error) {
 func (b *Backend) Models(ctx context.Context) ([]string, error) {
 	list, err := b.client.List(ctx)
 	if err != nil {
-		return nil, b.explain(ctx, err)
+		return nil, b.explain(ctx, "check", err)
 	}
 	names := make([]string, len(list.Models))
 	for i, m := range list.Models {
@@ -186,7 +186,7 @@ func (b *Backend) Check(ctx context.Context) (version string, err error) {
 		want += ":latest" // how Ollama lists a model pulled without a tag
 	}
 	if !slices.Contains(models, want) {
-		return version, &hintError{msg: fmt.Sprintf("model %q is not pulled — run 'ollama pull %s'", b.model, b.model)}
+		return version, b.notPulled("check", nil)
 	}
 	return version, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
+	"github.com/toolscope/toolscope/llm/ollama/template"
 )
 
 var conversation = []llm.Message{
@@ -74,7 +76,7 @@ func TestRawMode(t *testing.T) {
 	b := newBackend(t, s, ollama.Config{})
 
 	in := prepare(t, b, nil)
-	want, err := llm.Render(llm.Qwen3Template, conversation, true)
+	want, err := template.Render(template.Qwen3, conversation, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,24 +146,24 @@ func TestChatMode(t *testing.T) {
 func TestThinkingDecision(t *testing.T) {
 	yes, no := true, false
 	tests := []struct {
-		name      string
-		thinking  bool // the model can think
-		ask       *bool
-		want      bool
-		wantError string
+		name     string
+		thinking bool // the model can think
+		ask      *bool
+		want     bool
+		cannot   bool // Prepare fails: the model cannot think as asked
 	}{
-		{"auto on a thinking model", true, nil, true, ""},
-		{"auto on another model", false, nil, false, ""},
-		{"off on a thinking model", true, &no, false, ""},
-		{"off on another model", false, &no, false, ""},
-		{"on on a thinking model", true, &yes, true, ""},
-		{"on on another model", false, &yes, false, `model "m" cannot think — run with --think=false, or pick a thinking model such as qwen3`},
+		{"auto on a thinking model", true, nil, true, false},
+		{"auto on another model", false, nil, false, false},
+		{"off on a thinking model", true, &no, false, false},
+		{"off on another model", false, &no, false, false},
+		{"on on a thinking model", true, &yes, true, false},
+		{"on on another model", false, &yes, false, true},
 	}
-	for _, mode := range []string{llm.ModeRaw, llm.ModeChat} {
+	for _, mode := range []llm.Mode{llm.ModeRaw, llm.ModeChat} {
 		for _, tt := range tests {
-			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+			t.Run(string(mode)+"/"+tt.name, func(t *testing.T) {
 				s := ollamatest.New(t)
-				m := ollamatest.Model{Template: llm.Qwen3Template, Capabilities: []string{"completion"}}
+				m := ollamatest.Model{Template: template.Qwen3, Capabilities: []string{"completion"}}
 				if tt.thinking {
 					m.Capabilities = append(m.Capabilities, "thinking")
 				}
@@ -169,10 +171,9 @@ func TestThinkingDecision(t *testing.T) {
 				b := newBackend(t, s, ollama.Config{Model: "m", Mode: mode})
 
 				in, err := b.Prepare(t.Context(), llm.Request{Messages: conversation, Think: tt.ask})
-				if tt.wantError != "" {
-					if err == nil || err.Error() != tt.wantError {
-						t.Fatalf("Prepare error = %v, want %q", err, tt.wantError)
-					}
+				if tt.cannot {
+					wantError(t, err, "prepare", `model "m" cannot think`,
+						&llm.Fix{Do: "pick a thinking model such as qwen3", Setting: llm.SettingThink, Value: "false"})
 					return
 				}
 				if err != nil {
@@ -182,7 +183,7 @@ func TestThinkingDecision(t *testing.T) {
 					t.Errorf("Think = %v, want %v", in.Think, tt.want)
 				}
 				if mode == llm.ModeRaw {
-					want, _ := llm.Render(llm.Qwen3Template, conversation, tt.want)
+					want, _ := template.Render(template.Qwen3, conversation, tt.want)
 					if in.Prompt != want {
 						t.Errorf("prompt = %q, want %q", in.Prompt, want)
 					}
@@ -222,18 +223,16 @@ func TestPrepareErrors(t *testing.T) {
 		model ollamatest.Model
 		want  string
 	}{
-		{"unknown renderer", ollamatest.Model{Renderer: "from-the-future"}, `render the prompt for "m" with Ollama's "from-the-future" renderer: unknown renderer "from-the-future" — this toolscope may predate the renderer; run with --mode chat`},
-		{"no template", ollamatest.Model{}, `model "m" has neither a template nor a renderer, so its raw prompt is unknown — run with --mode chat`},
-		{"broken template", ollamatest.Model{Template: "{{ .Nope"}, "model \"m\": parse the model's template"},
+		{"unknown renderer", ollamatest.Model{Renderer: "from-the-future"}, `render the prompt for "m" with Ollama's "from-the-future" renderer: unknown renderer "from-the-future" (this toolscope may predate the renderer)`},
+		{"no template", ollamatest.Model{}, `model "m" has neither a template nor a renderer, so its raw prompt is unknown`},
+		{"broken template", ollamatest.Model{Template: "{{ .Nope"}, `render the prompt for "m" with its template: parse the model's template`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ollamatest.New(t)
 			s.AddModel("m", tt.model)
 			_, err := newBackend(t, s, ollama.Config{Model: "m"}).Prepare(t.Context(), llm.Request{Messages: conversation})
-			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("Prepare error = %v, want %q", err, tt.want)
-			}
+			wantError(t, err, "prepare", tt.want, &llm.Fix{Setting: llm.SettingMode, Value: "chat"})
 		})
 	}
 }
@@ -246,38 +245,32 @@ func TestShowIsCachedButFailuresAreNot(t *testing.T) {
 		t.Fatal("Prepare succeeded for a model the server does not have")
 	}
 
-	s.AddModel("late:1b", ollamatest.Model{Template: llm.Qwen3Template, Capabilities: []string{"completion", "thinking"}})
+	s.AddModel("late:1b", ollamatest.Model{Template: template.Qwen3, Capabilities: []string{"completion", "thinking"}})
 	if in := prepare(t, b, nil); !in.Think {
 		t.Fatal("Prepare after the pull: no thinking, want the model's capabilities read")
 	}
 
-	s.AddModel("late:1b", ollamatest.Model{Template: llm.Qwen3Template, Capabilities: []string{"completion"}})
+	s.AddModel("late:1b", ollamatest.Model{Template: template.Qwen3, Capabilities: []string{"completion"}})
 	if in := prepare(t, b, nil); !in.Think {
 		t.Error("Prepare asked /api/show again: a changed model changed the answer")
 	}
 }
 
 func TestModelNotPulled(t *testing.T) {
-	const want = `model "ghost:7b" is not pulled — run 'ollama pull ghost:7b'`
+	const problem = `model "ghost:7b" is not pulled`
+	fix := &llm.Fix{Do: "run 'ollama pull ghost:7b'", Setting: llm.SettingModel}
 	s := ollamatest.New(t)
-	for _, mode := range []string{llm.ModeRaw, llm.ModeChat} {
+	for _, mode := range []llm.Mode{llm.ModeRaw, llm.ModeChat} {
 		b := newBackend(t, s, ollama.Config{Model: "ghost:7b", Mode: mode})
 		_, err := b.Prepare(t.Context(), llm.Request{Messages: conversation})
-		checkError(t, mode+" Prepare (show)", err, want)
+		wantError(t, err, "prepare", problem, fix)
 
 		r := stream(t.Context(), b, llm.Input{Mode: mode, Messages: conversation, Prompt: "hi"})
-		checkError(t, mode+" Stream", r.err, want)
+		wantError(t, r.err, "stream", problem, fix)
 		var status api.StatusError
 		if !errors.As(r.err, &status) || status.StatusCode != 404 {
 			t.Errorf("%s Stream error %v does not wrap Ollama's 404", mode, r.err)
 		}
-	}
-}
-
-func checkError(t *testing.T, what string, err error, want string) {
-	t.Helper()
-	if err == nil || err.Error() != want {
-		t.Errorf("%s error = %v\nwant %s", what, err, want)
 	}
 }
 
@@ -292,9 +285,9 @@ func TestServerErrors(t *testing.T) {
 		{"error line mid-reply", ollamatest.Reply{Text: "Hello", Error: "model runner crashed"}, "Ollama at http://" /* …host… */},
 		{"cut mid-reply", ollamatest.Reply{Text: "Hello there, friend", CutAfter: 2}, "Ollama's reply ended before it was done (no done line): the server may have stopped or the connection was cut"},
 	}
-	for _, mode := range []string{llm.ModeRaw, llm.ModeChat} {
+	for _, mode := range []llm.Mode{llm.ModeRaw, llm.ModeChat} {
 		for _, tt := range tests {
-			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+			t.Run(string(mode)+"/"+tt.name, func(t *testing.T) {
 				s := ollamatest.New(t)
 				s.Reply(tt.reply)
 				b := newBackend(t, s, ollama.Config{Mode: mode})
@@ -328,20 +321,25 @@ func TestUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := "Ollama is not reachable at http://" + addr + " ("
-	const suffix = ") — start it with 'ollama serve', or run with --backend demo"
+	problem := "Ollama is not reachable at http://" + addr + " ("
+	fix := &llm.Fix{Do: "start Ollama with 'ollama serve'", Setting: llm.SettingBackend, Value: "demo"}
 	_, prepErr := b.Prepare(t.Context(), llm.Request{Messages: conversation})
 	_, versionErr := b.Version(t.Context())
 	_, modelsErr := b.Models(t.Context())
-	for what, err := range map[string]error{
-		"Prepare": prepErr,
-		"Stream":  stream(t.Context(), b, llm.Input{Mode: llm.ModeRaw, Prompt: "hi"}).err,
-		"Version": versionErr,
-		"Models":  modelsErr,
+	for _, c := range []struct {
+		op  string
+		err error
+	}{
+		{"prepare", prepErr},
+		{"stream", stream(t.Context(), b, llm.Input{Mode: llm.ModeRaw, Prompt: "hi"}).err},
+		{"check", versionErr},
+		{"check", modelsErr},
 	} {
-		if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.HasSuffix(err.Error(), suffix) {
-			t.Errorf("%s error = %v\nwant %s…%s", what, err, prefix, suffix)
-		}
+		wantError(t, c.err, c.op, problem, fix)
+	}
+	var dial *net.OpError
+	if !errors.As(prepErr, &dial) {
+		t.Errorf("Prepare error %v does not wrap the dial error", prepErr)
 	}
 }
 
@@ -356,8 +354,8 @@ func waitEnded(t *testing.T, ended chan struct{}) {
 }
 
 func TestCancellationReachesServer(t *testing.T) {
-	for _, mode := range []string{llm.ModeRaw, llm.ModeChat} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []llm.Mode{llm.ModeRaw, llm.ModeChat} {
+		t.Run(string(mode), func(t *testing.T) {
 			s := ollamatest.New(t)
 			ended := make(chan struct{})
 			s.Reply(ollamatest.Reply{Text: "Thinking about it", Hold: true, Ended: ended})
@@ -416,8 +414,8 @@ func TestCallbackErrorStopsStream(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
-	for _, mode := range []string{llm.ModeRaw, llm.ModeChat} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []llm.Mode{llm.ModeRaw, llm.ModeChat} {
+		t.Run(string(mode), func(t *testing.T) {
 			s := ollamatest.New(t)
 			s.Reply(ollamatest.Reply{Text: "a b c d", DoneReason: "length"})
 			r := stream(t.Context(), newBackend(t, s, ollama.Config{Mode: mode}), llm.Input{Mode: mode, Prompt: "count to four", Messages: conversation})

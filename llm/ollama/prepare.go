@@ -10,6 +10,7 @@ import (
 	ollamamodel "github.com/ollama/ollama/types/model"
 
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama/template"
 )
 
 var _ llm.Backend = (*Backend)(nil)
@@ -33,7 +34,8 @@ func (b *Backend) Prepare(ctx context.Context, req llm.Request) (llm.Input, erro
 		think = *req.Think
 	}
 	if think && !m.thinking {
-		return llm.Input{}, fmt.Errorf("model %q cannot think — run with --think=false, or pick a thinking model such as qwen3", b.model)
+		return llm.Input{}, &llm.Error{Op: "prepare", Problem: fmt.Sprintf("model %q cannot think", b.model),
+			Fix: &llm.Fix{Do: "pick a thinking model such as qwen3", Setting: llm.SettingThink, Value: "false"}}
 	}
 	in := llm.Input{Mode: b.mode, Messages: slices.Clone(req.Messages), Think: think}
 	if b.mode == llm.ModeRaw {
@@ -50,7 +52,7 @@ func (b *Backend) modelInfo(ctx context.Context) (*modelInfo, error) {
 	}
 	show, err := b.client.Show(ctx, &api.ShowRequest{Model: b.model})
 	if err != nil {
-		return nil, b.explain(ctx, err)
+		return nil, b.explain(ctx, "prepare", err)
 	}
 	m := &modelInfo{
 		template: show.Template,
@@ -66,18 +68,24 @@ func (b *Backend) modelInfo(ctx context.Context) (*modelInfo, error) {
 func (b *Backend) render(m *modelInfo, msgs []llm.Message, think bool) (string, error) {
 	switch {
 	case m.renderer != "":
-		prompt, err := renderers.RenderWithRenderer(m.renderer, llm.APIMessages(msgs), nil, &api.ThinkValue{Value: think})
+		prompt, err := renderers.RenderWithRenderer(m.renderer, template.APIMessages(msgs), nil, &api.ThinkValue{Value: think})
 		if err != nil {
-			return "", fmt.Errorf("render the prompt for %q with Ollama's %q renderer: %w — this toolscope may predate the renderer; run with --mode chat", b.model, m.renderer, err)
+			return "", unrenderable(fmt.Sprintf("render the prompt for %q with Ollama's %q renderer: %v (this toolscope may predate the renderer)", b.model, m.renderer, err), err)
 		}
 		return prompt, nil
 	case m.template != "":
-		prompt, err := llm.Render(m.template, msgs, think)
+		prompt, err := template.Render(m.template, msgs, think)
 		if err != nil {
-			return "", fmt.Errorf("model %q: %w — run with --mode chat to let Ollama render it", b.model, err)
+			return "", unrenderable(fmt.Sprintf("render the prompt for %q with its template: %v", b.model, err), err)
 		}
 		return prompt, nil
 	default:
-		return "", fmt.Errorf("model %q has neither a template nor a renderer, so its raw prompt is unknown — run with --mode chat", b.model)
+		return "", unrenderable(fmt.Sprintf("model %q has neither a template nor a renderer, so its raw prompt is unknown", b.model), nil)
 	}
+}
+
+// unrenderable reports a raw prompt toolscope cannot build. Chat mode
+// needs none: Ollama renders the messages itself.
+func unrenderable(problem string, err error) error {
+	return &llm.Error{Op: "prepare", Problem: problem, Fix: &llm.Fix{Setting: llm.SettingMode, Value: string(llm.ModeChat)}, Err: err}
 }

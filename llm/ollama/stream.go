@@ -9,6 +9,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama/template"
 )
 
 // errNoDone reports a stream that stopped before its done line.
@@ -48,7 +49,7 @@ func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) e
 	case llm.ModeChat:
 		req := &api.ChatRequest{
 			Model:    b.model,
-			Messages: llm.APIMessages(in.Messages),
+			Messages: template.APIMessages(in.Messages),
 			Think:    &api.ThinkValue{Value: in.Think},
 			Truncate: &no,
 			Shift:    &no,
@@ -104,7 +105,7 @@ func (b *Backend) finish(ctx context.Context, r *reply, err error) error {
 	case r.fnErr != nil:
 		return r.fnErr
 	case err != nil:
-		return b.explain(ctx, err)
+		return b.explain(ctx, "stream", err)
 	case r.done:
 		return nil
 	case ctx.Err() != nil:

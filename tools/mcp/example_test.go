@@ -51,7 +51,7 @@ func Example() {
 	// mcp:calculator
 	// Multiply two numbers. Example: multiply(a=6, b=7) returns 42
 	// sent {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":"toolscope-1"},"name":"multiply","arguments":{"a":6,"b":7}}}
-	// received {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"42"}]}}
+	// received {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"42"}],"structuredContent":{"result":42}}}
 	// 42
 }
 

@@ -96,7 +96,7 @@ async function send(text) {
 function follow(run, turn) {
   const running = () => setStatus(`Running · round ${Math.max(view.rounds.size, 1)}`, 'live');
   const view = new RunView(turn, {
-    showInput: (input, round) => dialog.show(input, round),
+    showInput: (input, round, marks) => dialog.show(input, round, marks),
     onRound: running,
     announce: (text) => {
       ui.announcer.textContent = text;

@@ -29,8 +29,8 @@ export class InputDialog {
     return this.dialog.open;
   }
 
-  /** show opens the dialog on one round's input. */
-  show(input, round) {
+  /** show opens the dialog on one round's input, marking the run's dialect. */
+  show(input, round, marks) {
     this.input = input;
     this.heading.textContent = `LLM input · round ${round}`;
     this.note.textContent = input.prompt
@@ -38,8 +38,8 @@ export class InputDialog {
       : "Chat mode: Ollama renders this message list with the model's template, so the exact prompt stays inside Ollama.";
 
     this.prompt.replaceChildren();
-    appendMarked(this.prompt, input.prompt ?? '');
-    this.messages.replaceChildren(...(input.messages ?? []).map(messageItem));
+    appendMarked(this.prompt, input.prompt ?? '', { marks });
+    this.messages.replaceChildren(...(input.messages ?? []).map((m) => messageItem(m, marks)));
 
     this.tabs.prompt.disabled = !input.prompt;
     this.select(input.prompt ? 'prompt' : 'messages');
@@ -68,10 +68,10 @@ export class InputDialog {
   }
 }
 
-function messageItem(m) {
+function messageItem(m, marks) {
   const item = fill(clone('tpl-message'), { role: m.role });
   item.dataset.role = m.role;
-  appendMarked(slot(item, 'content'), m.content);
+  appendMarked(slot(item, 'content'), m.content, { marks });
   if (m.thinking) {
     fill(item, { 'thinking-text': m.thinking });
     slot(item, 'thinking').hidden = false;

@@ -2,7 +2,7 @@
 // from its events. Each event type has one handler; each card kind has one
 // renderer. Model text is set with textContent only.
 import { clone, fill, slot } from './dom.js';
-import { appendMarked, RawStream } from './marks.js';
+import { appendMarked, Marks, promptMarks, RawStream } from './marks.js';
 
 /** createTurn draws a user's request; its rounds go inside. */
 export function createTurn(message) {
@@ -43,8 +43,10 @@ const parsedBy = (who) => (who === 'ollama' ? 'parsed by Ollama' : 'parsed by to
 
 /** A Round is one model reply and the tool runs that follow it. */
 class Round {
-  constructor(number, parent) {
+  constructor(number, parent, marks) {
     this.number = number;
+    this.marks = marks;
+    this.inThinking = false; // the reply starts inside <think>
     this.el = clone('tpl-round');
     fill(this.el, { number: String(number) });
     this.el.classList.add('is-live');
@@ -70,9 +72,8 @@ class Round {
     if (!this.raw) {
       const card = this.add('raw');
       card.classList.add('is-live');
-      // A prompt that ends inside <think> makes the reply start there.
-      const inThinking = /<think>\s*$/.test(this.input?.prompt ?? '');
-      this.raw = { card, stream: new RawStream(slot(card, 'text'), { inThinking }), chunks: 0 };
+      const stream = new RawStream(slot(card, 'text'), { inThinking: this.inThinking, marks: this.marks });
+      this.raw = { card, stream, chunks: 0 };
     }
     return this.raw;
   }
@@ -124,20 +125,56 @@ function argRow(key, value) {
   return row;
 }
 
+// The Settings control for each setting a fix can name. A fix's booleans
+// are the Thinking select's "on" and "off".
+const controls = { model: 'set-model', mode: 'set-mode', think: 'set-think' };
+const optionValue = (value) => ({ true: 'on', false: 'off' })[value] ?? value;
+
+/**
+ * fixText words an error's fix for this page: its step outside toolscope,
+ * then the Settings control that applies it, named as the page labels it
+ * ("Settings → Mode: chat messages"). The backend has no control here: it
+ * is chosen when toolscope starts.
+ */
+export function fixText(fix) {
+  const change = settingText(fix.setting, fix.value);
+  return [fix.do, change].filter(Boolean).join(', or ');
+}
+
+function settingText(setting, value) {
+  if (!setting) return '';
+  if (setting === 'backend') return `restart toolscope with --backend ${value}`;
+  const control = document.getElementById(controls[setting]);
+  const label = control?.labels[0]?.textContent.trim() ?? setting;
+  if (!value) return `choose another in Settings → ${label}`;
+  const option = [...(control?.options ?? [])].find((o) => o.value === optionValue(value));
+  return `choose Settings → ${label}: ${option?.textContent.trim() ?? value}`;
+}
+
 /** errorCard shows what went wrong and, apart, what to do about it. */
-function errorCard(card, message, where) {
+function errorCard(card, message, where, fix = null) {
   title(card, 'Error');
   meta(card, where);
-  // Errors name the next step after an em dash: "Ollama is not reachable
-  // at … — start it with 'ollama serve', or run with --backend demo".
-  const cut = message.indexOf(' — ');
-  if (cut < 0) {
-    fill(card, { what: message });
-    return card;
+  fill(card, { what: message });
+  if (!fix) return card;
+  fill(card, { 'next-text': fixText(fix) });
+  const control = document.getElementById(controls[fix.setting]);
+  if (control) {
+    const show = Object.assign(document.createElement('button'), { type: 'button', className: 'ghost' });
+    show.textContent = 'Show the setting';
+    show.addEventListener('click', () => {
+      control.scrollIntoView({ block: 'center' });
+      control.focus();
+    });
+    slot(card, 'next').append(' ', show);
   }
-  fill(card, { what: message.slice(0, cut), 'next-text': message.slice(cut + 3) });
   slot(card, 'next').hidden = false;
   return card;
+}
+
+/** endCall ends the tint of a call in the raw output; Ollama's calls are not in it. */
+function endCall(round, call) {
+  if (call.parsed_by !== 'ollama') round.raw?.stream.callEnded(call.raw ?? '');
 }
 
 // ---- event handlers -------------------------------------------------------
@@ -146,12 +183,14 @@ function errorCard(card, message, where) {
 const handlers = {
   run_started(e) {
     this.info = e.run;
+    this.marks = new Marks(e.run.dialect_marks);
   },
 
   round_started(e) {
     this.rounds.get(e.round - 1)?.fold();
     const r = this.round(e.round);
     r.input = e.input;
+    r.inThinking = Boolean(e.starts_in_thinking);
     const card = r.add('send');
     const { mode, prompt, think, messages = [] } = e.input;
     const last = messages.at(-1);
@@ -159,7 +198,7 @@ const handlers = {
     meta(card, [this.info?.model, `${mode} mode`, this.info?.dialect && `${this.info.dialect} calls`, plural(messages.length, 'message'), ...size, `thinking ${think ? 'on' : 'off'}`]
       .filter(Boolean).join(' · '));
     fill(card, { 'last-role': last ? `newest: ${last.role}` : '', 'last-text': last ? shorten(last.content, 240) : '' });
-    slot(card, 'view').addEventListener('click', () => this.showInput(e.input, e.round));
+    slot(card, 'view').addEventListener('click', () => this.showInput(e.input, e.round, this.marks));
     this.onRound?.(e.round);
   },
 
@@ -203,7 +242,7 @@ const handlers = {
 
   tool_call_opened(e) {
     const r = this.round(e.round);
-    r.output();
+    r.output().stream.callOpened();
     const card = r.add('call-live');
     card.classList.add('is-live');
     meta(card, 'the call\'s characters as they arrive');
@@ -213,7 +252,9 @@ const handlers = {
   },
 
   tool_call_delta(e) {
-    const card = this.round(e.round).calls.get(e.call.index);
+    const r = this.round(e.round);
+    r.raw?.stream.callDelta(e.text);
+    const card = r.calls.get(e.call.index);
     if (card) slot(card, 'text').append(e.text);
   },
 
@@ -228,6 +269,7 @@ const handlers = {
     if (!args.length) slot(card, 'args').closest('table').hidden = true;
     meta(card, `${parsedBy(call.parsed_by)} · call ${call.index + 1}`);
     this.placeCall(r, call.index, card);
+    endCall(r, call);
   },
 
   tool_call_invalid(e) {
@@ -237,6 +279,7 @@ const handlers = {
     fill(card, { reason: e.call.reason, raw: (e.call.raw ?? '').replace(/^\n+|\n+$/g, '') });
     meta(card, `${parsedBy(e.call.parsed_by)} · call ${e.call.index + 1}`);
     this.placeCall(r, e.call.index, card);
+    endCall(r, e.call);
   },
 
   tool_started(e) {
@@ -287,7 +330,7 @@ const handlers = {
 
   tool_response(e) {
     const card = this.round(e.round).add('response');
-    appendMarked(slot(card, 'text'), e.text);
+    appendMarked(slot(card, 'text'), e.text, { marks: this.marks });
     meta(card, `added as a user turn · ${plural(e.text.length, 'character')}`);
   },
 
@@ -297,7 +340,7 @@ const handlers = {
     const s = e.stats ?? {};
     // A reply cut by an error has no counters; the error event says why.
     if (!s.done_reason) return;
-    const seconds = (s.eval_duration ?? 0) / 1e9;
+    const seconds = (s.eval_ms ?? 0) / 1000;
     fill(r.el, {
       prompt_tokens: plural(s.prompt_tokens ?? 0, 'token'),
       output_tokens: plural(s.output_tokens ?? 0, 'token'),
@@ -313,7 +356,7 @@ const handlers = {
     // Only the backend fails a run: rendering the input, or streaming the reply.
     let where = 'before the first round';
     if (r) where = `round ${r.number}, ${r.input ? 'while asking the model' : "while preparing the model's input"}`;
-    errorCard(this.add(r, 'error'), e.error, where);
+    errorCard(this.add(r, 'error'), e.error, where, e.fix);
   },
 
   run_finished(e) {
@@ -359,6 +402,7 @@ export class RunView {
     this.rounds = new Map();
     this.seq = 0;
     this.info = null;
+    this.marks = promptMarks; // until run_started gives the dialect's
     this.finished = false;
   }
 
@@ -379,7 +423,7 @@ export class RunView {
   round(n) {
     let r = this.rounds.get(n);
     if (!r) {
-      r = new Round(n, this.roundsEl);
+      r = new Round(n, this.roundsEl, this.marks);
       this.rounds.set(n, r);
     }
     return r;

@@ -22,6 +22,7 @@ import (
 	ollamamodel "github.com/ollama/ollama/types/model"
 
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama/template"
 )
 
 // Version is what /api/version reports: the Ollama whose API this mimics.
@@ -115,7 +116,7 @@ func New(t testing.TB) *Server {
 		t:      t,
 		closed: make(chan struct{}),
 		models: map[string]Model{"qwen3:4b": {
-			Template:     llm.Qwen3Template,
+			Template:     template.Qwen3,
 			Capabilities: []string{"completion", "tools", "thinking"},
 			Family:       "qwen3",
 		}},

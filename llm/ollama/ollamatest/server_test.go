@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
+	"github.com/toolscope/toolscope/llm/ollama/template"
 )
 
 // post sends body to path and returns the response, closed at test end.
@@ -272,7 +273,7 @@ func TestShowTagsVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if show.Template != llm.Qwen3Template || !slices.Contains(show.Capabilities, "thinking") {
+	if show.Template != template.Qwen3 || !slices.Contains(show.Capabilities, "thinking") {
 		t.Errorf("default model: template %d bytes, capabilities %v", len(show.Template), show.Capabilities)
 	}
 

@@ -1,13 +1,17 @@
-package llm
+package template
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/toolscope/toolscope/llm"
+)
 
 func TestRenderQwen3(t *testing.T) {
-	msgs := []Message{
-		{Role: RoleSystem, Content: "Be brief."},
-		{Role: RoleUser, Content: "Mail john"},
-		{Role: RoleAssistant, Content: "<tool_call>\n{}\n</tool_call>", Thinking: "dropped: before the last user turn"},
-		{Role: RoleUser, Content: "<tool_response>\n{}\n</tool_response>"},
+	msgs := []llm.Message{
+		{Role: llm.RoleSystem, Content: "Be brief."},
+		{Role: llm.RoleUser, Content: "Mail john"},
+		{Role: llm.RoleAssistant, Content: "<tool_call>\n{}\n</tool_call>", Thinking: "dropped: before the last user turn"},
+		{Role: llm.RoleUser, Content: "<tool_response>\n{}\n</tool_response>"},
 	}
 	head := "<|im_start|>system\n\nBe brief.<|im_end|>\n<|im_start|>user\nMail john<|im_end|>\n" +
 		"<|im_start|>assistant\n<tool_call>\n{}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n{}\n</tool_response>"
@@ -18,7 +22,7 @@ func TestRenderQwen3(t *testing.T) {
 		{true, head + " /think<|im_end|>\n<|im_start|>assistant\n"},
 		{false, head + " /no_think<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"},
 	} {
-		got, err := Render(Qwen3Template, msgs, c.think)
+		got, err := Render(Qwen3, msgs, c.think)
 		if err != nil {
 			t.Fatal(err)
 		}

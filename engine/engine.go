@@ -1,0 +1,240 @@
+// Package engine turns run settings into agents, once, for every front end.
+//
+// [Settings] holds every run setting; [Settings.Validate] reports every bad
+// one at once as a [*SettingError], which each front end words its own way
+// (a flag, a JSON field, a control on the page). A request changes a few
+// of them through [Overrides].
+//
+// [Start] builds the [Engine] that a program keeps while it runs: it
+// settles the "auto" backend (and remembers why it fell back, as a
+// [Fallback]), connects the MCP servers, and then [Engine.Agent] builds an
+// agent for any settings, sharing one backend per distinct backend
+// settings so that runs alike share one HTTP client and one cache of what
+// Ollama said about the model. The command line, the HTTP server and the
+// tests of both all build their agents here.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama"
+	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/mcp"
+)
+
+// autoCheckTimeout bounds the start-up check of Ollama for BackendAuto: a
+// missing Ollama is refused at once, a stuck one must not stall start-up.
+const autoCheckTimeout = 3 * time.Second
+
+// Engine builds agents from settings. Create it with Start and Close it
+// when done. Its methods are safe for concurrent use.
+type Engine struct {
+	settings Settings
+	fallback *Fallback
+	hub      *mcp.Hub // nil without MCP servers
+	tools    []tools.Tool
+	backends *backendCache
+}
+
+// Fallback says why BackendAuto chose the demo model.
+type Fallback struct {
+	Model string // the Ollama model that was wanted
+	Cause error  // what Ollama's check said, with what to do
+}
+
+// Reason says what was wrong with Ollama, and the step outside toolscope
+// that would fix it; not the advice to use the demo model, taken already.
+func (f *Fallback) Reason() string {
+	var le *llm.Error
+	if !errors.As(f.Cause, &le) {
+		return f.Cause.Error()
+	}
+	if le.Fix != nil && le.Fix.Do != "" {
+		return le.Problem + ": " + le.Fix.Do
+	}
+	return le.Problem
+}
+
+// String is the fallback as the log tells it.
+func (f *Fallback) String() string {
+	return fmt.Sprintf("%s\n(No Ollama yet? Get it from https://ollama.com/download, then run 'ollama pull %s'.)\nStarting with the offline demo model instead.", f.Reason(), f.Model)
+}
+
+// Option changes how Start builds an Engine.
+type Option func(*Engine)
+
+// WithTools offers ts to the model instead of the built-in stub tools
+// (MCP tools are still added). Tests use it to hold a run while a tool
+// runs; a program may use it to offer its own tools.
+func WithTools(ts ...tools.Tool) Option {
+	return func(e *Engine) { e.tools = ts }
+}
+
+// Start checks s, settles BackendAuto, and connects the MCP servers,
+// saying on log which are ready and which failed. A failed MCP server is
+// reported, not fatal; a bad setting (a *SettingError) or an unreadable
+// MCP config file is. The servers live until Close or until ctx ends. A
+// nil log discards what Start says.
+func Start(ctx context.Context, s Settings, log io.Writer, opts ...Option) (*Engine, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	s = s.withDefaults()
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	specs := s.MCP
+	if s.MCPConfig != "" {
+		more, err := mcp.LoadConfig(s.MCPConfig)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs[:len(specs):len(specs)], more...)
+	}
+	e := &Engine{settings: s, backends: newBackendCache(maxBackends)}
+	for _, o := range opts {
+		o(e)
+	}
+	if e.settings.Backend == BackendAuto {
+		e.settings.Backend, e.fallback = settleAuto(ctx, s)
+		if e.fallback != nil {
+			fmt.Fprintln(log, e.fallback)
+		}
+	}
+	if len(specs) > 0 {
+		e.hub, _ = mcp.Connect(ctx, specs, mcp.Options{Timeout: s.ToolTimeout})
+		e.reportMCP(log)
+	}
+	return e, nil
+}
+
+// settleAuto chooses Ollama when it answers and has the model, else the
+// demo model, and then says why.
+func settleAuto(ctx context.Context, s Settings) (string, *Fallback) {
+	b, err := ollama.New(ollama.Config{Host: s.OllamaHost, Model: s.Model, Mode: s.Mode})
+	if err != nil {
+		return BackendOllama, nil // Validate read the address; Agent reports anything else
+	}
+	ctx, cancel := context.WithTimeout(ctx, autoCheckTimeout)
+	defer cancel()
+	if _, err := b.Check(ctx); err != nil {
+		return BackendDemo, &Fallback{Model: s.Model, Cause: err}
+	}
+	return BackendOllama, nil
+}
+
+func (e *Engine) reportMCP(log io.Writer) {
+	for _, s := range e.hub.Servers() {
+		switch s.State {
+		case mcp.StateReady:
+			fmt.Fprintf(log, "mcp: %s - %s\n", s.Target, strings.Join(s.Tools, ", "))
+		default:
+			fmt.Fprintf(log, "mcp: %s failed: %s\n", s.Target, s.Error)
+		}
+		for _, w := range s.Warnings {
+			fmt.Fprintf(log, "mcp: %s: %s\n", s.Name, w)
+		}
+	}
+	if _, err := e.registry(0); err != nil {
+		fmt.Fprintf(log, "mcp: tools left out: %v\n", err)
+	}
+}
+
+// Close stops the MCP servers, waiting until their processes are gone.
+func (e *Engine) Close() error {
+	if e.hub == nil {
+		return nil
+	}
+	return e.hub.Close()
+}
+
+// Settings are the settings Start was given, with defaults filled in and
+// BackendAuto settled.
+func (e *Engine) Settings() Settings { return e.settings }
+
+// Fallback says why BackendAuto chose the demo model; nil when it did not.
+func (e *Engine) Fallback() *Fallback { return e.fallback }
+
+// Backend is the backend of the engine's own settings, for health checks
+// and model lists.
+func (e *Engine) Backend() llm.Backend {
+	b, err := e.backend(e.settings)
+	if err != nil {
+		panic(err) // Start validated these settings
+	}
+	return b
+}
+
+// Tools lists the tools a run with the engine's settings may call.
+func (e *Engine) Tools() []tools.Tool {
+	r, _ := e.registry(e.settings.ToolDelay) // Start reported what is left out
+	return r.Tools()
+}
+
+// MCPServers describes the MCP servers, failed ones included; nil when
+// there are none.
+func (e *Engine) MCPServers() []mcp.ServerInfo {
+	if e.hub == nil {
+		return nil
+	}
+	return e.hub.Servers()
+}
+
+// Agent builds the agent that s describes. BackendAuto in s means the
+// backend Start settled on. Its error joins *SettingError values when s
+// is not valid.
+func (e *Engine) Agent(s Settings) (*agent.Agent, error) {
+	s = s.withDefaults()
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if s.Backend == BackendAuto {
+		s.Backend = e.settings.Backend
+	}
+	backend, err := e.backend(s)
+	if err != nil {
+		return nil, err
+	}
+	registry, _ := e.registry(s.ToolDelay)
+	return agent.New(agent.Config{
+		Backend:     backend,
+		Tools:       registry,
+		MaxRounds:   s.MaxRounds,
+		ToolTimeout: s.ToolTimeout,
+		Think:       s.Think,
+		Dialect:     s.Dialect,
+	}), nil
+}
+
+// registry gathers the built-in tools and the MCP servers' current ones,
+// and says which MCP tools were left out, such as one named like a
+// built-in tool: the built-in one is what the page and the docs describe.
+func (e *Engine) registry(delay time.Duration) (*tools.Registry, error) {
+	builtin := e.tools
+	if builtin == nil {
+		builtin = tools.Stubs(delay)
+	}
+	r, err := tools.NewRegistry(builtin...)
+	if err != nil {
+		panic(err) // the stubs are fixed and valid; WithTools's are the caller's to get right
+	}
+	if e.hub == nil {
+		return r, nil
+	}
+	return r, r.AddAll(e.hub.Tools())
+}
+
+func (e *Engine) backend(s Settings) (llm.Backend, error) {
+	key := backendKey{s.Backend, s.OllamaHost, s.Model, s.Mode, s.DemoDelay}
+	if s.Backend == BackendDemo {
+		key = backendKey{backend: BackendDemo, demoDelay: s.DemoDelay} // it has one model and one mode
+	}
+	return e.backends.get(key)
+}

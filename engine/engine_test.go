@@ -1,0 +1,96 @@
+package engine_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/internal/nettest"
+	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
+	"github.com/toolscope/toolscope/streamparser"
+)
+
+func start(t *testing.T, s engine.Settings) (*engine.Engine, string) {
+	t.Helper()
+	var log strings.Builder
+	e, err := engine.Start(t.Context(), s, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e, log.String()
+}
+
+func TestAutoChoosesOllamaWhenItHasTheModel(t *testing.T) {
+	srv := ollamatest.New(t)
+	e, log := start(t, engine.Settings{OllamaHost: srv.Host()})
+	if got := e.Settings().Backend; got != engine.BackendOllama || e.Fallback() != nil || log != "" {
+		t.Fatalf("backend %q, fallback %v, log %q; want Ollama, quietly", got, e.Fallback(), log)
+	}
+	if info := e.Backend().Info(); info.Backend != "ollama" || info.Model != engine.DefaultModel {
+		t.Fatalf("default backend = %+v", info)
+	}
+}
+
+func TestAutoFallsBackToDemoAndSaysWhy(t *testing.T) {
+	for _, c := range []struct {
+		name, host, model, why string
+	}{
+		{"Ollama down", nettest.ClosedAddress(t), "", "'ollama serve'"},
+		{"model not pulled", ollamatest.New(t).Host(), "qwen9:1b", "ollama pull qwen9:1b"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, log := start(t, engine.Settings{OllamaHost: c.host, Model: c.model})
+			f := e.Fallback()
+			if e.Settings().Backend != engine.BackendDemo || f == nil || !strings.Contains(f.Reason(), c.why) {
+				t.Fatalf("backend %q, fallback %v; want the demo model because %q", e.Settings().Backend, f, c.why)
+			}
+			if strings.Contains(f.Reason(), "demo") {
+				t.Errorf("the reason %q advises the demo model, which is in use already", f.Reason())
+			}
+			if !e.Backend().Info().Demo {
+				t.Error("the default backend is not the demo model")
+			}
+			if !strings.Contains(log, "Starting with the offline demo model instead") || !strings.Contains(log, c.why) {
+				t.Errorf("log = %q", log)
+			}
+		})
+	}
+}
+
+func TestStartRefusesBadSettings(t *testing.T) {
+	_, err := engine.Start(t.Context(), engine.Settings{MaxRounds: 51}, nil)
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Setting != engine.SettingMaxRounds {
+		t.Fatalf("err = %v, want a *SettingError for max_rounds", err)
+	}
+	if _, err := engine.Start(t.Context(), engine.Settings{Backend: engine.BackendDemo, MCPConfig: "/nonexistent/mcp.json"}, nil); err == nil || !strings.Contains(err.Error(), "/nonexistent/mcp.json") {
+		t.Fatalf("unreadable MCP config: err = %v", err)
+	}
+}
+
+func TestAgentRunsTheSettings(t *testing.T) {
+	srv := ollamatest.New(t)
+	srv.Reply(ollamatest.Reply{Text: ">>>CALL_FUNCTION<<< {\"name\": \"cancel_meeting\", \"arguments\": {\"title\": \"standup\", \"date\": \"2026-12-01\"}}"},
+		ollamatest.Reply{Text: "Cancelled."})
+	e, _ := start(t, engine.Settings{Backend: engine.BackendDemo, OllamaHost: srv.Host()})
+	backend, dialect := engine.BackendOllama, streamparser.Marker
+	a, err := e.Agent(e.Settings().With(engine.Overrides{Backend: &backend, Dialect: &dialect}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	res := a.Run(t.Context(), &agent.Conversation{}, "Cancel the standup on 2026-12-01", func(ev agent.Event) {
+		if ev.Type == agent.ToolFinished {
+			tools = append(tools, ev.Call.Name)
+		}
+	})
+	if res.Reason != agent.Answered || strings.Join(tools, ",") != "cancel_meeting" {
+		t.Fatalf("result %+v, tools run %v", res, tools)
+	}
+	if _, err := e.Agent(engine.Settings{Mode: "fast"}); err == nil {
+		t.Error("Agent took an unknown mode")
+	}
+}

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama"
+	"github.com/toolscope/toolscope/streamparser"
+	"github.com/toolscope/toolscope/tools/mcp"
+)
+
+// Backends a Settings value may name.
+const (
+	BackendOllama = "ollama"
+	BackendDemo   = "demo" // the scripted offline model
+	// BackendAuto is Ollama when it answers and has the model, else the
+	// demo model; Start settles it once.
+	BackendAuto = "auto"
+)
+
+// DefaultModel is the Ollama model run when Settings.Model is empty.
+const DefaultModel = ollama.DefaultModel
+
+// Ranges a Settings value must keep to, and what the page offers.
+const (
+	MinMaxRounds = 1
+	MaxMaxRounds = 50
+	MaxToolDelay = time.Minute
+)
+
+// Settings are everything that decides how a run goes. The zero value is
+// usable: fields where zero means nothing sensible (Backend, Model, Mode,
+// MaxRounds, ToolTimeout) fall back to their defaults; ToolDelay and
+// DemoDelay mean no pause at zero. Defaults returns what the binary uses.
+//
+// A new setting is a field here, a line in Validate, and a flag in
+// cmd/toolscope; a field a request may change is also one in Overrides.
+type Settings struct {
+	Backend    string   // BackendOllama, BackendDemo or BackendAuto
+	Model      string   // the Ollama model
+	OllamaHost string   // "" means $OLLAMA_HOST, else 127.0.0.1:11434
+	Mode       llm.Mode // llm.ModeRaw or llm.ModeChat
+	Dialect    streamparser.Dialect
+	Think      *bool // nil lets the model decide
+	MaxRounds  int   // most model replies in one run
+	// ToolDelay is how long the built-in stub tools take, to watch them run.
+	ToolDelay time.Duration
+	// ToolTimeout bounds every tool call, MCP ones included.
+	ToolTimeout time.Duration
+	// DemoDelay is the demo model's pause between tokens.
+	DemoDelay time.Duration
+	// MCP are MCP servers to take tools from, besides those in the
+	// MCPConfig file (Claude Desktop's mcpServers format).
+	MCP       []mcp.ServerSpec
+	MCPConfig string
+}
+
+// Defaults are the settings toolscope starts with: the zero value, with
+// the stub tools and the demo model paced so that a person can watch.
+func Defaults() Settings {
+	return Settings{ToolDelay: 3 * time.Second, DemoDelay: 30 * time.Millisecond}.withDefaults()
+}
+
+func (s Settings) withDefaults() Settings {
+	if s.Backend == "" {
+		s.Backend = BackendAuto
+	}
+	if s.Model == "" {
+		s.Model = DefaultModel
+	}
+	if s.Mode == "" {
+		s.Mode = llm.ModeRaw
+	}
+	if s.MaxRounds == 0 {
+		s.MaxRounds = agent.DefaultMaxRounds
+	}
+	if s.ToolTimeout == 0 {
+		s.ToolTimeout = agent.DefaultToolTimeout
+	}
+	return s
+}
+
+// Setting names one field of Settings in errors. Front ends word it their
+// own way: the CLI as a flag, the JSON API as a field, the page as its
+// control. It is llm.Setting, so that an llm.Fix and a SettingError name
+// settings alike.
+type Setting = llm.Setting
+
+// The settings, named as the JSON API's fields where it has one.
+const (
+	SettingBackend             = llm.SettingBackend
+	SettingModel               = llm.SettingModel
+	SettingMode                = llm.SettingMode
+	SettingThink               = llm.SettingThink
+	SettingOllamaHost  Setting = "ollama_host"
+	SettingDialect     Setting = "dialect"
+	SettingMaxRounds   Setting = "max_rounds"
+	SettingToolDelay   Setting = "tool_delay"
+	SettingToolTimeout Setting = "tool_timeout"
+	SettingDemoDelay   Setting = "demo_delay"
+)
+
+// SettingError is a setting whose value cannot be used.
+type SettingError struct {
+	Setting Setting
+	Value   string // as a person would write it: names quoted, durations as "1m30s"
+	Problem string // e.g. "must be from 1 to 50"
+}
+
+func (e *SettingError) Error() string {
+	return string(e.Setting) + " " + e.Value + " " + e.Problem
+}
+
+// Choices are the values Validate accepts, for front ends to offer.
+type Choices struct {
+	Backends             []string
+	Modes                []llm.Mode
+	Dialects             []string // the default first
+	MinRounds, MaxRounds int
+	MaxToolDelay         time.Duration
+}
+
+// Allowed returns the values a Settings may hold.
+func Allowed() Choices {
+	return Choices{
+		Backends:     []string{BackendOllama, BackendDemo, BackendAuto},
+		Modes:        []llm.Mode{llm.ModeRaw, llm.ModeChat},
+		Dialects:     streamparser.DialectNames(),
+		MinRounds:    MinMaxRounds,
+		MaxRounds:    MaxMaxRounds,
+		MaxToolDelay: MaxToolDelay,
+	}
+}
+
+// Validate reports every setting that cannot be used, each as a
+// *SettingError, joined with errors.Join; nil when all are fine.
+func (s Settings) Validate() error {
+	s = s.withDefaults()
+	allowed := Allowed()
+	var errs []error
+	bad := func(setting Setting, value, problem string) {
+		errs = append(errs, &SettingError{Setting: setting, Value: value, Problem: problem})
+	}
+	if !slices.Contains(allowed.Backends, s.Backend) {
+		bad(SettingBackend, strconv.Quote(s.Backend), "is unknown: use "+either(allowed.Backends))
+	}
+	if !slices.Contains(allowed.Modes, s.Mode) {
+		bad(SettingMode, strconv.Quote(string(s.Mode)), "is unknown: use "+either(allowed.Modes))
+	}
+	if int(s.Dialect) >= len(allowed.Dialects) {
+		bad(SettingDialect, s.Dialect.String(), "is unknown: use "+either(allowed.Dialects))
+	}
+	if s.Backend != BackendDemo {
+		// New does no I/O: it only reads the address.
+		if _, err := ollama.New(ollama.Config{Host: s.OllamaHost}); err != nil {
+			bad(SettingOllamaHost, strconv.Quote(s.OllamaHost), "is not an address: "+err.Error())
+		}
+	}
+	if s.MaxRounds < MinMaxRounds || s.MaxRounds > MaxMaxRounds {
+		bad(SettingMaxRounds, strconv.Itoa(s.MaxRounds), fmt.Sprintf("must be from %d to %d", MinMaxRounds, MaxMaxRounds))
+	}
+	if s.ToolDelay < 0 || s.ToolDelay > MaxToolDelay {
+		bad(SettingToolDelay, s.ToolDelay.String(), "must be from 0 to "+seconds(MaxToolDelay))
+	}
+	if s.ToolTimeout < 0 {
+		bad(SettingToolTimeout, s.ToolTimeout.String(), "must be more than 0")
+	}
+	if s.DemoDelay < 0 {
+		bad(SettingDemoDelay, s.DemoDelay.String(), "must not be negative")
+	}
+	return errors.Join(errs...)
+}
+
+// ParseDialect reads a dialect's name, as a flag or a request gives it;
+// its error is a *SettingError.
+func ParseDialect(name string) (streamparser.Dialect, error) {
+	d, err := streamparser.ParseDialect(name)
+	if err != nil {
+		return 0, &SettingError{Setting: SettingDialect, Value: strconv.Quote(name), Problem: "is unknown: use " + either(streamparser.DialectNames())}
+	}
+	return d, nil
+}
+
+// Overrides are the settings one request may change; nil fields keep
+// what the server started with.
+type Overrides struct {
+	Backend, Model *string
+	Mode           *llm.Mode
+	Dialect        *streamparser.Dialect
+	Think          *bool
+	MaxRounds      *int
+	ToolDelay      *time.Duration
+}
+
+// With returns s with o's fields in place of its own.
+func (s Settings) With(o Overrides) Settings {
+	set(&s.Backend, o.Backend)
+	set(&s.Model, o.Model)
+	set(&s.Mode, o.Mode)
+	set(&s.Dialect, o.Dialect)
+	set(&s.MaxRounds, o.MaxRounds)
+	set(&s.ToolDelay, o.ToolDelay)
+	if o.Think != nil {
+		s.Think = o.Think
+	}
+	return s
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// either lists choices as a person would: "a, b or c".
+func either[S ~string](choices []S) string {
+	names := make([]string, len(choices))
+	for i, c := range choices {
+		names[i] = string(c)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// seconds writes a whole number of seconds as people do, "60s", where
+// Duration.String says "1m0s".
+func seconds(d time.Duration) string {
+	return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+}

@@ -1,0 +1,77 @@
+package engine_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/streamparser"
+)
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	s := engine.Defaults()
+	s.Backend, s.Mode, s.MaxRounds, s.ToolDelay, s.ToolTimeout = "gpt", "fast", 99, -time.Second, -1
+	s.Dialect = streamparser.Dialect(200)
+	s.OllamaHost = "ftp://host"
+	err := s.Validate()
+	var got []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var se *engine.SettingError
+		if !errors.As(e, &se) {
+			t.Fatalf("%v is not a *SettingError", e)
+		}
+		got = append(got, string(se.Setting))
+	}
+	want := []string{"backend", "mode", "dialect", "ollama_host", "max_rounds", "tool_delay", "tool_timeout"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("settings named = %v, want %v", got, want)
+	}
+	for _, text := range []string{
+		`backend "gpt" is unknown: use ollama, demo or auto`,
+		`mode "fast" is unknown: use raw or chat`,
+		"max_rounds 99 must be from 1 to 50",
+		"tool_delay -1s must be from 0 to 60s",
+	} {
+		if !strings.Contains(err.Error(), text) {
+			t.Errorf("%q lacks %q", err, text)
+		}
+	}
+}
+
+func TestZeroSettingsAreValid(t *testing.T) {
+	for _, s := range []engine.Settings{{}, engine.Defaults(), {Backend: engine.BackendDemo, Mode: llm.ModeChat, MaxRounds: 50, ToolDelay: time.Minute}} {
+		if err := s.Validate(); err != nil {
+			t.Errorf("%+v: %v", s, err)
+		}
+	}
+}
+
+func TestParseDialectNamesTheSetting(t *testing.T) {
+	if d, err := engine.ParseDialect("Marker"); err != nil || d != streamparser.Marker {
+		t.Fatalf("ParseDialect(Marker) = %v, %v", d, err)
+	}
+	_, err := engine.ParseDialect("yaml")
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Setting != engine.SettingDialect || se.Value != `"yaml"` {
+		t.Fatalf("err = %#v", err)
+	}
+}
+
+func TestWithChangesOnlyWhatIsSet(t *testing.T) {
+	base := engine.Defaults()
+	base.OllamaHost = "example.com:1"
+	if got := base.With(engine.Overrides{}); !reflect.DeepEqual(got, base) {
+		t.Fatalf("empty overrides changed %+v into %+v", base, got)
+	}
+	model, mode, rounds, delay, off, dialect := "llama3.2", llm.ModeChat, 3, time.Duration(0), false, streamparser.Fenced
+	got := base.With(engine.Overrides{Model: &model, Mode: &mode, MaxRounds: &rounds, ToolDelay: &delay, Think: &off, Dialect: &dialect})
+	want := base
+	want.Model, want.Mode, want.MaxRounds, want.ToolDelay, want.Think, want.Dialect = model, mode, rounds, delay, &off, dialect
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("With = %+v, want %+v", got, want)
+	}
+}

@@ -1,0 +1,65 @@
+package streamparser
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// WriteCalls writes what each dialect's instructions show, spaced as
+// models write it, and one line per call or one list.
+func TestWriteCalls(t *testing.T) {
+	calls := []Draft{
+		{Name: "send_mail", Args: []Arg{{"to", json.RawMessage(`"a@co.com"`)}, {"cc", json.RawMessage(`["<b@co.com>"]`)}}},
+		{Name: "flag", Args: []Arg{{"on", json.RawMessage(`true`)}, {"note", json.RawMessage(`{"k": null, "s": "true \"false\" null\\"}`)}}},
+	}
+	mail := `{"name": "send_mail", "arguments": {"to": "a@co.com", "cc": ["<b@co.com>"]}}`
+	flag := `{"name": "flag", "arguments": {"on": true, "note": {"k": null, "s": "true \"false\" null\\"}}}`
+	tests := map[Dialect]string{
+		Hermes: "<tool_call>\n" + mail + "\n</tool_call>\n<tool_call>\n" + flag + "\n</tool_call>",
+		Marker: ">>>CALL_FUNCTION<<< " + mail + "\n>>>CALL_FUNCTION<<< " + flag,
+		Pythonic: `<<function>>send_mail(to="a@co.com", cc=["<b@co.com>"])` + "\n" +
+			`<<function>>flag(on=True, note={"k": None, "s": "true \"false\" null\\"})`,
+		Llama3:  strings.ReplaceAll("<|python_tag|>"+mail+"\n<|python_tag|>"+flag, `"arguments"`, `"parameters"`),
+		Mistral: "[TOOL_CALLS] [" + mail + ", " + flag + "]",
+		Fenced:  "```json\n" + mail + "\n```\n```json\n" + flag + "\n```",
+	}
+	for _, d := range Dialects() {
+		want, ok := tests[d]
+		if !ok {
+			t.Errorf("no test of how %s is written", d)
+			continue
+		}
+		var b strings.Builder
+		d.WriteCalls(&b, calls)
+		if b.String() != want {
+			t.Errorf("%s writes\n%s\nwant\n%s", d, b.String(), want)
+		}
+		b.Reset()
+		d.WriteCalls(&b, nil)
+		if b.Len() != 0 {
+			t.Errorf("%s writes %q for no calls", d, b.String())
+		}
+	}
+}
+
+// The parser reads back what WriteCalls writes, in every dialect.
+func TestWriteCallsRoundTrip(t *testing.T) {
+	args := []Arg{{"s", json.RawMessage(`"quotes \" ' \\ (parens) [brackets] {braces} </tool_call> ` + "```" + ` ] 🙂"`)},
+		{"list", json.RawMessage(`[-1.5e3, true, false, null, [], {"nested": ["x"]}]`)}}
+	want := `{"s":"quotes \" ' \\ (parens) [brackets] {braces} </tool_call> ` + "```" + ` ] 🙂","list":[-1.5e3,true,false,null,[],{"nested":["x"]}]}`
+	for _, d := range Dialects() {
+		var b strings.Builder
+		d.WriteCalls(&b, []Draft{{Name: "a", Args: args}, {Name: "a"}})
+		evs := merge(run(Options{Dialect: d, Tools: testTools}, []string{"Sure.\n" + b.String()}))
+		var got []ev
+		for _, e := range evs {
+			if e.Kind == CallParsed || e.Kind == CallInvalid {
+				got = append(got, e)
+			}
+		}
+		if len(got) != 2 || got[0].Name != "a" || got[0].Args != want || got[1].Name != "a" || got[1].Args != "{}" {
+			t.Errorf("%s: %s reads as %v", d, b.String(), got)
+		}
+	}
+}
