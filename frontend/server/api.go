@@ -12,20 +12,15 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/runs"
-	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/mcp"
 )
 
-// Limits on what a run request may ask for.
-const (
-	maxMaxRounds = 50
-	maxToolDelay = time.Minute
-)
-
-// runRequest is the body of POST /api/runs. Only message is required.
+// runRequest is the body of POST /api/runs. Only message is required;
+// the other fields override the server's settings for this run.
 type runRequest struct {
 	Message        string `json:"message"`
 	ConversationID string `json:"conversation_id"`
@@ -38,41 +33,75 @@ type runRequest struct {
 	Think          *bool  `json:"think"`
 }
 
-func (req *runRequest) check() error {
+// settings applies the request to base and checks the result, naming
+// each bad field as the request spells it.
+func (req *runRequest) settings(base engine.Settings) (engine.Settings, error) {
 	var problems []string
 	if strings.TrimSpace(req.Message) == "" {
 		problems = append(problems, `"message" is empty: say what the model should do`)
 	}
-	if req.Backend != "" && req.Backend != "ollama" && req.Backend != "demo" {
-		problems = append(problems, fmt.Sprintf(`"backend" %q is unknown: use "ollama" or "demo"`, req.Backend))
+	o := engine.Overrides{Think: req.Think}
+	if req.Backend != "" {
+		o.Backend = &req.Backend
 	}
-	if req.Mode != "" && req.Mode != llm.ModeRaw && req.Mode != llm.ModeChat {
-		problems = append(problems, fmt.Sprintf(`"mode" %q is unknown: use "raw" or "chat"`, req.Mode))
+	if req.Model != "" {
+		o.Model = &req.Model
 	}
-	if req.Dialect != "" {
-		if _, err := streamparser.ParseDialect(req.Dialect); err != nil {
-			problems = append(problems, fmt.Sprintf(`"dialect": %v`, err))
-		}
+	if req.Mode != "" {
+		mode := llm.Mode(req.Mode)
+		o.Mode = &mode
 	}
-	if req.MaxRounds < 0 || req.MaxRounds > maxMaxRounds {
-		problems = append(problems, fmt.Sprintf(`"max_rounds" must be from 1 to %d`, maxMaxRounds))
+	if req.MaxRounds != 0 {
+		o.MaxRounds = &req.MaxRounds
 	}
-	if d := req.ToolDelayMS; d != nil && (*d < 0 || time.Duration(*d)*time.Millisecond > maxToolDelay) {
-		problems = append(problems, fmt.Sprintf(`"tool_delay_ms" must be from 0 to %d`, maxToolDelay.Milliseconds()))
-	}
-	if len(problems) > 0 {
-		return errors.New(strings.Join(problems, "; "))
-	}
-	return nil
-}
-
-func (req *runRequest) options() RunOptions {
-	o := RunOptions{Backend: req.Backend, Model: req.Model, Mode: req.Mode, Dialect: req.Dialect, MaxRounds: req.MaxRounds, Think: req.Think}
 	if req.ToolDelayMS != nil {
 		d := time.Duration(*req.ToolDelayMS) * time.Millisecond
 		o.ToolDelay = &d
 	}
-	return o
+	var bad []error
+	if req.Dialect != "" {
+		d, err := engine.ParseDialect(req.Dialect)
+		o.Dialect = &d
+		bad = append(bad, err)
+	}
+	s := base.With(o)
+	bad = append(bad, s.Validate())
+	for _, err := range bad {
+		problems = append(problems, req.word(err)...)
+	}
+	if len(problems) > 0 {
+		return s, errors.New(strings.Join(problems, "; "))
+	}
+	return s, nil
+}
+
+// word says what is wrong with each setting in err as the JSON API names
+// it: tool delays are in milliseconds there.
+func (req *runRequest) word(err error) []string {
+	var out []string
+	for _, e := range unjoin(err) {
+		var se *engine.SettingError
+		switch {
+		case !errors.As(e, &se):
+			out = append(out, e.Error())
+		case se.Setting == engine.SettingToolDelay && req.ToolDelayMS != nil:
+			out = append(out, fmt.Sprintf(`"tool_delay_ms" %d must be from 0 to %d`, *req.ToolDelayMS, engine.MaxToolDelay.Milliseconds()))
+		default:
+			out = append(out, fmt.Sprintf("%q %s %s", se.Setting, se.Value, se.Problem))
+		}
+	}
+	return out
+}
+
+// unjoin lists the errors errors.Join put together; none for nil.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
 }
 
 // decodeStrict reads exactly one JSON object with only known fields.
@@ -96,10 +125,11 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 	if err := decodeStrict(c.Body(), &req); err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	if err := req.check(); err != nil {
+	settings, err := req.settings(s.cfg.Engine.Settings())
+	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	a, err := s.cfg.NewAgent(req.options())
+	a, err := s.cfg.Engine.Agent(settings)
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
@@ -168,9 +198,10 @@ type (
 )
 
 func (s *Server) health(c *fiber.Ctx) error {
-	info := s.cfg.Backend.Info()
-	h := health{OK: true, Backend: info.Backend, Model: info.Model, Mode: info.Mode, Demo: info.Demo}
-	if b, ok := s.cfg.Backend.(checker); ok {
+	backend := s.cfg.Engine.Backend()
+	info := backend.Info()
+	h := health{OK: true, Backend: info.Backend, Model: info.Model, Mode: string(info.Mode), Demo: info.Demo}
+	if b, ok := backend.(checker); ok {
 		ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
 		defer cancel()
 		version, err := b.Check(ctx)
@@ -183,8 +214,9 @@ func (s *Server) health(c *fiber.Ctx) error {
 }
 
 func (s *Server) models(c *fiber.Ctx) error {
-	info := s.cfg.Backend.Info()
-	l, ok := s.cfg.Backend.(modelLister)
+	backend := s.cfg.Engine.Backend()
+	info := backend.Info()
+	l, ok := backend.(modelLister)
 	if !ok {
 		return writeJSON(c, fiber.StatusOK, fiber.Map{"models": []string{info.Model}})
 	}
@@ -207,17 +239,14 @@ type toolInfo struct {
 
 func (s *Server) tools(c *fiber.Ctx) error {
 	list := []toolInfo{}
-	for _, t := range s.cfg.Tools() {
+	for _, t := range s.cfg.Engine.Tools() {
 		list = append(list, toolInfo{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters(), Source: tools.SourceOf(t)})
 	}
 	return writeJSON(c, fiber.StatusOK, fiber.Map{"tools": list})
 }
 
 func (s *Server) mcpServers(c *fiber.Ctx) error {
-	servers := []mcp.ServerInfo{}
-	if s.cfg.MCP != nil {
-		servers = append(servers, s.cfg.MCP()...)
-	}
+	servers := append([]mcp.ServerInfo{}, s.cfg.Engine.MCPServers()...)
 	return writeJSON(c, fiber.StatusOK, fiber.Map{"servers": servers})
 }
 

@@ -3,21 +3,24 @@ package server
 import (
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/toolscope/toolscope/frontend/web"
 )
 
 // guard keeps other web pages away from toolscope. A run can call every
 // tool the user connected, so a page the user happens to visit must not be
 // able to start one (cross-site requests), nor read results by pointing
-// its own domain name at 127.0.0.1 (DNS rebinding). Scripts such as curl
-// send neither an Origin nor a Sec-Fetch-Site header and pass.
-func guard(c *fiber.Ctx) error {
+// its own domain name at this machine (DNS rebinding): only localhost, IP
+// addresses and the names the user allowed are answered. Scripts such as
+// curl send neither an Origin nor a Sec-Fetch-Site header and pass.
+func (s *Server) guard(c *fiber.Ctx) error {
 	host := c.Get(fiber.HeaderHost)
-	if !localName(host) {
-		return fiber.NewError(fiber.StatusForbidden,
-			"toolscope answers only at localhost or an IP address, not at "+host+": open it as http://127.0.0.1:<port>")
+	if !s.knownHost(host) {
+		return refuseHost(c, host)
 	}
 	switch c.Method() {
 	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
@@ -34,13 +37,51 @@ func guard(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// localName reports whether a Host header names this machine directly:
-// localhost, or an IP address, with or without a port.
-func localName(host string) bool {
+// knownHost reports whether a Host header names this machine directly:
+// localhost, an IP address, or one of Access.AllowHosts, with or without
+// a port.
+func (s *Server) knownHost(host string) bool {
+	name := hostName(host)
+	return name == "localhost" || strings.HasSuffix(name, ".localhost") || net.ParseIP(name) != nil ||
+		slices.ContainsFunc(s.cfg.Access.AllowHosts, func(allowed string) bool { return strings.EqualFold(allowed, name) })
+}
+
+// hostName is the name in a Host header, without port, brackets or the
+// trailing dot of a fully qualified name.
+func hostName(host string) string {
 	name := host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		name = h
 	}
-	name = strings.Trim(name, "[]")
-	return name == "localhost" || strings.HasSuffix(name, ".localhost") || net.ParseIP(name) != nil
+	return strings.TrimSuffix(strings.Trim(name, "[]"), ".")
+}
+
+// refuseHost answers a request for a host name toolscope was not told
+// about. A browser gets a page with the address that does work (the one
+// the request came in on) and the flag that would allow the name.
+func refuseHost(c *fiber.Ctx, host string) error {
+	instead := "http://" + c.Context().LocalAddr().String()
+	if !wantsHTML(c) {
+		return fiber.NewError(fiber.StatusForbidden,
+			"toolscope answers only at localhost, an IP address or a name given with --allow-host, not at "+host+": open it as "+instead)
+	}
+	name := hostName(host)
+	return sendNotice(c, fiber.StatusForbidden, web.Notice{
+		Title: "Open toolscope by its address",
+		Text: "toolscope answers only at localhost, an IP address, or a host name it was started with, so that no other " +
+			"web page can reach it through a name of its own. " + name + " is not one of those names.",
+		Link:    instead + c.OriginalURL(),
+		Command: "toolscope serve --allow-host " + name,
+	})
+}
+
+// wantsHTML reports whether the client is a browser opening a page, which
+// should get a page rather than JSON.
+func wantsHTML(c *fiber.Ctx) bool {
+	return strings.Contains(c.Get(fiber.HeaderAccept), "text/html")
+}
+
+func sendNotice(c *fiber.Ctx, status int, n web.Notice) error {
+	c.Status(status).Type("html", "utf-8")
+	return web.NoticePage(n).Render(c.UserContext(), c.Response().BodyWriter())
 }

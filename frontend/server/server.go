@@ -15,51 +15,44 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
-	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/frontend/web"
-	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/runs"
-	"github.com/toolscope/toolscope/tools"
-	"github.com/toolscope/toolscope/tools/mcp"
 )
 
 // Defaults of Config fields left zero.
 const (
 	DefaultHeartbeat = 15 * time.Second
 	DefaultBodyLimit = 64 << 10
+	// DefaultReadTimeout bounds reading one request, headers and body: a
+	// client that never finishes one (slowloris) is dropped after it.
+	DefaultReadTimeout = 10 * time.Second
+	// DefaultWriteTimeout bounds writing one response, and each write of an
+	// event stream: a viewer that stops reading is dropped after it.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultIdleTimeout is how long a kept-alive connection may wait for
+	// its next request.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultHeaderLimit is the largest request head: browsers send every
+	// cookie set for localhost, whatever port set it.
+	DefaultHeaderLimit = 16 << 10
 )
 
 // Config sets up a Server.
 type Config struct {
 	Hub *runs.Hub
-	// NewAgent builds the agent for one run from the options its request
-	// gave; fields left zero mean the server's defaults.
-	NewAgent func(RunOptions) (*agent.Agent, error)
-	// Backend is the default backend, for the page, /api/health and
-	// /api/models.
-	Backend llm.Backend
-	// Tools lists the tools runs may call, for the page and /api/tools.
-	Tools func() []tools.Tool
-	// MCP describes the MCP servers the tools come from, for /api/mcp; nil
-	// when there are none.
-	MCP func() []mcp.ServerInfo
-	// Settings the page's form starts with.
-	Dialect     string
-	MaxRounds   int
-	ToolDelay   time.Duration
-	Think       *bool         // nil: the model decides
-	Heartbeat   time.Duration // SSE comment interval on idle streams
-	BodyLimit   int           // largest request body, in bytes
-	ReadTimeout time.Duration
-}
-
-// RunOptions are what a request may choose for its run.
-type RunOptions struct {
-	Backend, Model, Mode string
-	Dialect              string
-	MaxRounds            int
-	ToolDelay            *time.Duration
-	Think                *bool
+	// Engine builds each run's agent. Its settings are the server's
+	// defaults, which a request may override; its backend is the one the
+	// page, /api/health and /api/models describe.
+	Engine       *engine.Engine
+	Heartbeat    time.Duration // SSE comment interval on idle streams
+	BodyLimit    int           // largest request body, in bytes
+	ReadTimeout  time.Duration // see DefaultReadTimeout
+	WriteTimeout time.Duration // see DefaultWriteTimeout
+	IdleTimeout  time.Duration // see DefaultIdleTimeout
+	// MaxConns is the most connections served at once; more are answered
+	// 503 and closed. Each event stream holds one.
+	MaxConns int
 }
 
 // Server serves the playground. Create it with New.
@@ -76,11 +69,15 @@ func New(cfg Config) *Server {
 	if cfg.BodyLimit <= 0 {
 		cfg.BodyLimit = DefaultBodyLimit
 	}
+	cfg.withLimitDefaults()
 	s := &Server{cfg: cfg}
 	s.app = fiber.New(fiber.Config{
 		AppName:               "toolscope",
 		BodyLimit:             cfg.BodyLimit,
 		ReadTimeout:           cfg.ReadTimeout,
+		WriteTimeout:          cfg.WriteTimeout,
+		IdleTimeout:           cfg.IdleTimeout,
+		ReadBufferSize:        DefaultHeaderLimit,
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler,
 	})
@@ -106,9 +103,10 @@ func (s *Server) routes() {
 	})
 }
 
-// Serve answers requests on ln until Shutdown.
+// Serve answers requests on ln until Shutdown. Running out of file
+// descriptors does not end it: it waits for some to be freed.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.app.Listener(ln)
+	return s.app.Listener(guardListener(ln, s.cfg.MaxConns))
 }
 
 // Shutdown stops accepting requests, cancels every run, and waits for open

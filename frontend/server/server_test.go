@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,12 +17,11 @@ import (
 	"github.com/toolscope/toolscope/internal/nettest"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/frontend/server"
-	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/demo"
-	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/toolstest"
 )
@@ -34,21 +32,28 @@ type testServer struct {
 }
 
 type setup struct {
-	backend   llm.Backend
+	// settings start the engine; the zero value means the demo model,
+	// with no pauses.
+	settings engine.Settings
+	// tools, when set, replace the built-in stub tools.
 	tools     []tools.Tool
 	keep      int
 	heartbeat time.Duration
+	// config, when set, changes the server's config before it starts.
+	config func(*server.Config)
 }
 
+// start serves through the engine factory the binary uses.
 func start(t *testing.T, s setup) *testServer {
 	t.Helper()
-	if s.backend == nil {
-		s.backend = demo.New(demo.Config{})
+	if s.settings.Backend == "" {
+		s.settings.Backend = engine.BackendDemo
 	}
-	if s.tools == nil {
-		s.tools = tools.Stubs(0)
+	var opts []engine.Option
+	if s.tools != nil {
+		opts = append(opts, engine.WithTools(s.tools...))
 	}
-	registry, err := tools.NewRegistry(s.tools...)
+	e, err := engine.Start(t.Context(), s.settings, t.Output(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,15 +61,11 @@ func start(t *testing.T, s setup) *testServer {
 		s.keep = 10
 	}
 	hub := runs.NewHub(s.keep)
-	srv := server.New(server.Config{
-		Hub: hub,
-		NewAgent: func(o server.RunOptions) (*agent.Agent, error) {
-			return agent.New(agent.Config{Backend: s.backend, Tools: registry, MaxRounds: o.MaxRounds}), nil
-		},
-		Backend:   s.backend,
-		Tools:     registry.Tools,
-		Heartbeat: s.heartbeat,
-	})
+	cfg := server.Config{Hub: hub, Engine: e, Heartbeat: s.heartbeat}
+	if s.config != nil {
+		s.config(&cfg)
+	}
+	srv := server.New(cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -74,8 +75,9 @@ func start(t *testing.T, s setup) *testServer {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
+		e.Close()
 	})
-	return &testServer{url: "http://" + ln.Addr().String(), hub: hub}
+	return &testServer{url: "http://" + ln.Addr().String(), hub: cfg.Hub}
 }
 
 func (ts *testServer) post(t *testing.T, path, body string) (int, map[string]any) {
@@ -234,11 +236,7 @@ func TestCancel(t *testing.T) {
 
 func TestConversationContinues(t *testing.T) {
 	server := ollamatest.New(t)
-	backend, err := ollama.New(ollama.Config{Host: server.Host()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := start(t, setup{backend: backend})
+	ts := start(t, setup{settings: engine.Settings{Backend: engine.BackendOllama, OllamaHost: server.Host()}})
 	server.Reply(ollamatest.Reply{Text: "Hello there."}, ollamatest.Reply{Text: "You said hi."})
 	first, conv := ts.startRun(t, `{"message": "hi"}`)
 	ts.events(t, first, 0)
@@ -269,7 +267,8 @@ func TestBadRequests(t *testing.T) {
 		{"two values", "/api/runs", `{"message": "hi"} {}`, 400, "more than one JSON value"},
 		{"empty message", "/api/runs", `{"message": "  "}`, 400, `"message" is empty`},
 		{"bad options", "/api/runs", `{"message": "hi", "backend": "gpt", "mode": "fast", "max_rounds": 99, "tool_delay_ms": -1}`, 400,
-			`"backend" "gpt" is unknown: use "ollama" or "demo"; "mode" "fast" is unknown: use "raw" or "chat"; "max_rounds" must be from 1 to 50; "tool_delay_ms" must be from 0 to 60000`},
+			`"backend" "gpt" is unknown: use ollama, demo or auto; "mode" "fast" is unknown: use raw or chat; "max_rounds" 99 must be from 1 to 50; "tool_delay_ms" -1 must be from 0 to 60000`},
+		{"bad dialect", "/api/runs", `{"message": "", "dialect": "yaml"}`, 400, `"message" is empty: say what the model should do; "dialect" "yaml" is unknown: use hermes`},
 		{"too large", "/api/runs", `{"message": "` + strings.Repeat("a", server.DefaultBodyLimit) + `"}`, 413, "too large: send at most 64 KiB"},
 		{"unknown conversation", "/api/runs", `{"message": "hi", "conversation_id": "c-nope"}`, 404, "no such conversation"},
 		{"busy conversation", "/api/runs", `{"message": "hi", "conversation_id": "` + busy + `"}`, 409, "run in progress"},
@@ -320,35 +319,6 @@ func TestFinishedRunsAreBounded(t *testing.T) {
 	}
 }
 
-func TestClosedTabLeaksNothing(t *testing.T) {
-	g := toolstest.NewGate("send_mail")
-	ts := start(t, setup{tools: []tools.Tool{g.Tool()}, heartbeat: 20 * time.Millisecond})
-	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
-	<-g.Started
-	for range 5 {
-		resp, err := http.Get(ts.url + "/api/runs/" + id + "/events")
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Read the first frame, then close the tab.
-		bufio.NewReader(resp.Body).ReadString('\n')
-		resp.Body.Close()
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for n := streamsOpen(); n > 0; n = streamsOpen() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d event streams still run after their clients left", n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	// The run itself goes on for other viewers.
-	g.Release()
-	events := ts.events(t, id, 0)
-	if last := events[len(events)-1].event; last.Reason != agent.Answered {
-		t.Fatalf("closing tabs stopped the run: %+v", last)
-	}
-}
-
 func TestHealthModelsTools(t *testing.T) {
 	ts := start(t, setup{})
 	if _, v := ts.get(t, "/api/health"); v["ok"] != true || v["demo"] != true {
@@ -372,14 +342,10 @@ func TestHealthModelsTools(t *testing.T) {
 	}{
 		{"ready", ollamaServer.Host(), "qwen3:4b", true, ""},
 		{"model not pulled", ollamaServer.Host(), "qwen9:1b", false, "ollama pull qwen9:1b"},
-		{"ollama down", nettest.ClosedAddress(t), "qwen3:4b", false, "start it with 'ollama serve'"},
+		{"ollama down", nettest.ClosedAddress(t), "qwen3:4b", false, "'ollama serve'"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			backend, err := ollama.New(ollama.Config{Host: c.host, Model: c.model})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts := start(t, setup{backend: backend})
+			ts := start(t, setup{settings: engine.Settings{Backend: engine.BackendOllama, OllamaHost: c.host, Model: c.model}})
 			_, v := ts.get(t, "/api/health")
 			if v["ok"] != c.ok || !strings.Contains(fmt.Sprint(v["error"]), c.want) {
 				t.Fatalf("health = %v", v)
@@ -412,13 +378,6 @@ func TestPage(t *testing.T) {
 			t.Errorf("GET %s = %d", asset, resp.StatusCode)
 		}
 	}
-}
-
-// streamsOpen counts the goroutines writing an event stream.
-func streamsOpen() int {
-	buf := make([]byte, 1<<22)
-	stacks := string(buf[:runtime.Stack(buf, true)])
-	return strings.Count(stacks, "server.follow(")
 }
 
 func TestOtherSitesAreRefused(t *testing.T) {
@@ -461,4 +420,60 @@ func TestOtherSitesAreRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRunRequestOverridesSettings(t *testing.T) {
+	ollama := ollamatest.New(t)
+	ts := start(t, setup{settings: engine.Settings{Backend: engine.BackendOllama, OllamaHost: ollama.Host()}})
+	ollama.Reply(ollamatest.Reply{Text: "Raw."}, ollamatest.Reply{Text: "Chat."})
+	id, _ := ts.startRun(t, `{"message": "hi"}`)
+	ts.events(t, id, 0)
+	id, _ = ts.startRun(t, `{"message": "hi", "mode": "chat", "dialect": "marker", "think": false}`)
+	events := ts.events(t, id, 0)
+	if run := events[0].event.Run; run == nil || run.Dialect != "marker" {
+		t.Errorf("run_started = %+v, want the marker dialect the request chose", events[0].event)
+	}
+	requests := ollama.Requests()
+	if requests[0].Path != "/api/generate" || requests[1].Path != "/api/chat" {
+		t.Fatalf("paths %s, %s: want the server's raw mode, then the chat mode the request chose", requests[0].Path, requests[1].Path)
+	}
+	if think := requests[1].Think; think == nil || think.Bool() {
+		t.Errorf("think = %v, want false as the request chose", think)
+	}
+	// A request may ask the demo model, though the server runs Ollama.
+	id, _ = ts.startRun(t, `{"message": "Cancel the standup meeting on 2026-12-01", "backend": "demo"}`)
+	if last := ts.events(t, id, 0); len(ollama.Requests()) != 2 || last[len(last)-1].event.Reason != agent.Answered {
+		t.Fatalf("the demo run went to Ollama or failed: %d requests, %+v", len(ollama.Requests()), last[len(last)-1].event)
+	}
+}
+
+func TestPageStartsAtTheServerSettings(t *testing.T) {
+	ts := start(t, setup{settings: engine.Settings{Backend: engine.BackendDemo, MaxRounds: 12, Dialect: streamparser.Marker, ToolDelay: 2500 * time.Millisecond}})
+	page := ts.page(t)
+	for _, want := range []string{`value="12"`, `<option value="marker" selected>`, `value="2.5"`, `max="50"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
+func TestAutoFallbackSaysWhy(t *testing.T) {
+	ts := start(t, setup{settings: engine.Settings{Backend: engine.BackendAuto, OllamaHost: nettest.ClosedAddress(t)}})
+	if _, v := ts.get(t, "/api/health"); v["demo"] != true {
+		t.Fatalf("health = %v, want the demo model", v)
+	}
+	if page := ts.page(t); !strings.Contains(page, "Chosen because Ollama was not ready") || !strings.Contains(page, "ollama serve") {
+		t.Error("the page does not say why it runs the demo model")
+	}
+}
+
+func (ts *testServer) page(t *testing.T) string {
+	t.Helper()
+	resp, err := http.Get(ts.url + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return string(body)
 }

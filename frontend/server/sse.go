@@ -2,9 +2,11 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -30,8 +32,14 @@ func (s *Server) streamEvents(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set(fiber.HeaderConnection, "keep-alive")
 	c.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+	conn, timeout := c.Context().Conn(), s.cfg.WriteTimeout
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		follow(w, run, from, s.cfg.Heartbeat)
+		stream(w, run, from, s.cfg.Heartbeat, func() {
+			// fasthttp sets one write deadline for a whole response, which
+			// would cut every stream after WriteTimeout; renewed before each
+			// frame instead, it drops only a viewer that stops reading.
+			_ = conn.SetWriteDeadline(time.Now().Add(timeout))
+		})
 	})
 	return nil
 }
@@ -54,42 +62,89 @@ func lastEventID(c *fiber.Ctx) (int, error) {
 	return n, nil
 }
 
-// follow writes the run's events after seq until the run ends or the
-// client goes away. A gone client shows as a failed write, so idle streams
-// send a heartbeat comment: that also keeps proxies from closing them.
-func follow(w *bufio.Writer, run *runs.Run, seq int, heartbeat time.Duration) {
-	tick := time.NewTicker(heartbeat)
-	defer tick.Stop()
-	for {
-		events, changed, done := run.Since(seq)
-		for _, e := range events {
-			if err := writeEvent(w, e); err != nil {
-				return
-			}
-			seq = e.Seq
-		}
-		if err := w.Flush(); err != nil || (done && len(events) == 0) {
-			return
-		}
-		if len(events) > 0 {
-			continue
-		}
-		select {
-		case <-changed:
-		case <-tick.C:
-			if _, err := w.WriteString(": heartbeat\n\n"); err != nil {
-				return
-			}
-		}
+// stream writes the run's events after seq until the run ends or the
+// client goes away.
+//
+// A gone client shows only as a failed write, and a run can be silent for
+// minutes (a slow tool, a model loading), so a second goroutine sends a
+// heartbeat comment whenever the stream has been idle for heartbeat; that
+// also keeps proxies from closing it. The two goroutines share the writer
+// under a lock, and whichever write fails first cancels the context the
+// events are ranged with: the iteration then ends at once, even while it
+// waits for the run, and runs.Run.Events needs to know nothing of
+// heartbeats.
+//
+// renew is called before each frame, to give its write a fresh deadline.
+func stream(w *bufio.Writer, run *runs.Run, seq int, heartbeat time.Duration, renew func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &sseWriter{w: w, gone: cancel, renew: renew, last: time.Now()}
+	var wg sync.WaitGroup
+	wg.Go(func() { out.beat(ctx, heartbeat) })
+	defer wg.Wait() // fasthttp reuses w once this function returns
+	defer cancel()
+	for e := range run.Events(ctx, seq) {
+		out.event(e)
 	}
 }
 
-func writeEvent(w *bufio.Writer, e agent.Event) error {
+// sseWriter is one client's event stream, written to by the event loop and
+// the heartbeat.
+type sseWriter struct {
+	gone  context.CancelFunc // called on the first failed write
+	renew func()             // called before each write
+
+	mu   sync.Mutex
+	w    *bufio.Writer
+	last time.Time // when something was last sent
+}
+
+// event sends e: `id:` is its sequence number, `event:` its type, `data:`
+// its JSON.
+func (s *sseWriter) event(e agent.Event) {
 	data, err := json.Marshal(e)
 	if err != nil {
-		return err
+		s.gone() // a stream with a hole would mislead its viewer
+		return
 	}
 	// JSON holds no raw newline, so data fits one SSE data line.
-	_, err = fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, data)
-	return err
+	s.send(fmt.Appendf(nil, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, data))
+}
+
+var heartbeatComment = []byte(": heartbeat\n\n")
+
+// beat sends a heartbeat comment each time the stream has been idle for
+// every, until ctx ends.
+func (s *sseWriter) beat(ctx context.Context, every time.Duration) {
+	t := time.NewTimer(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		idle := time.Since(s.last)
+		s.mu.Unlock()
+		if idle >= every {
+			s.send(heartbeatComment)
+			idle = 0
+		}
+		t.Reset(every - idle)
+	}
+}
+
+// send writes one frame and flushes it, so that it leaves at once.
+func (s *sseWriter) send(frame []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.renew()
+	_, err := s.w.Write(frame)
+	if err == nil {
+		err = s.w.Flush()
+	}
+	if err != nil {
+		s.gone()
+	}
+	s.last = time.Now()
 }

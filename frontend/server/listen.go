@@ -1,0 +1,99 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultMaxConns is the most connections served at once when
+// Config.MaxConns is zero: far more than a class opens, and well under the
+// open-file limit Go raises itself to on start.
+const DefaultMaxConns = 2000
+
+// Bounds of the pause before accepting again after a temporary failure.
+const (
+	minAcceptPause = 5 * time.Millisecond
+	maxAcceptPause = time.Second
+)
+
+// guardedListener keeps fasthttp serving when connections run short.
+//
+// fasthttp ends Serve on any accept error but a timeout, so running out of
+// file descriptors (EMFILE, ENFILE) would end the server and every live
+// run with it. This listener retries those errors after a growing pause
+// instead, as net/http does: the waiting connections stay in the kernel's
+// backlog until descriptors are free again. It also refuses connections
+// past max with a 503 JSON answer, so that the limit is reached here, on
+// purpose, rather than at the descriptor limit.
+type guardedListener struct {
+	net.Listener
+	slots chan struct{} // one per connection being served
+}
+
+func guardListener(ln net.Listener, max int) *guardedListener {
+	return &guardedListener{Listener: ln, slots: make(chan struct{}, max)}
+}
+
+// Accept returns the next connection within the cap. It returns an error
+// only when the listener is closed or fails for good.
+func (l *guardedListener) Accept() (net.Conn, error) {
+	pause := time.Duration(0)
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			if !temporary(err) {
+				return nil, err
+			}
+			pause = min(max(2*pause, minAcceptPause), maxAcceptPause)
+			time.Sleep(pause)
+			continue
+		}
+		pause = 0
+		select {
+		case l.slots <- struct{}{}:
+			return &countedConn{Conn: c, release: func() { <-l.slots }}, nil
+		default:
+			refuse(c)
+		}
+	}
+}
+
+// temporary reports whether accepting may work again later.
+func temporary(err error) bool {
+	switch {
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE),
+		errors.Is(err, syscall.ENOBUFS), errors.Is(err, syscall.ENOMEM),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.ECONNRESET):
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+var tooManyConns = []byte(`{"error":"toolscope is serving too many connections: try again in a moment"}`)
+
+// refuse answers a connection past the cap and closes it. The answer is
+// small enough for any socket's send buffer; the deadline only keeps a
+// broken peer from stalling the accept loop.
+func refuse(c net.Conn) {
+	_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+	_, _ = c.Write([]byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: " +
+		strconv.Itoa(len(tooManyConns)) + "\r\n\r\n" + string(tooManyConns)))
+	_ = c.Close()
+}
+
+// countedConn frees its slot once, on the first Close.
+type countedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(c.release)
+	return c.Conn.Close()
+}
