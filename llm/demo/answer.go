@@ -23,7 +23,7 @@ func newOutcome(k call, result string) outcome {
 	o := outcome{call: k, result: strings.TrimSpace(result)}
 	if json.Unmarshal([]byte(o.result), &o.fields) == nil {
 		if e, ok := o.fields["error"]; ok {
-			o.err = strings.TrimRight(fmt.Sprint(e), ".")
+			o.err = clip(strings.TrimRight(fmt.Sprint(e), "."))
 		}
 	}
 	return o

@@ -31,42 +31,10 @@ type argument struct {
 	value any
 }
 
-// writeJSON writes a call as the JSON object of the JSON dialects, the way
-// Qwen models learnt it from Python's json.dumps: `{"name": …, "arguments":
-// {…}}` with a space after every colon and comma. Text stays UTF-8.
-func writeJSON(b *strings.Builder, name, argsKey string, args []argument) {
-	b.WriteString(`{"name": `)
-	writeValue(b, name, false)
-	b.WriteString(`, "` + argsKey + `": {`)
-	for i, a := range args {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		writeValue(b, a.name, false)
-		b.WriteString(": ")
-		writeValue(b, a.value, false)
-	}
-	b.WriteString("}}")
-}
-
-// writePython writes a call as Python with keyword arguments:
-// name(a=1, b="x").
-func writePython(b *strings.Builder, name string, args []argument) {
-	b.WriteString(name + "(")
-	for i, a := range args {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(a.name + "=")
-		writeValue(b, a.value, true)
-	}
-	b.WriteString(")")
-}
-
-// writeValue writes v as JSON or, with python, as a Python literal. The two
-// differ only in true, false and null: a JSON string is a Python string
-// literal of the same text, and a JSON number a Python number.
-func writeValue(b *strings.Builder, v any, python bool) {
+// writeValue writes v as JSON, maps with their keys sorted, as
+// encoding/json would but with a space after each colon and comma, the
+// way Qwen models learnt JSON from Python's json.dumps.
+func writeValue(b *strings.Builder, v any) {
 	switch v := v.(type) {
 	case map[string]any:
 		b.WriteString("{")
@@ -74,15 +42,15 @@ func writeValue(b *strings.Builder, v any, python bool) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeValue(b, k, python)
+			writeValue(b, k)
 			b.WriteString(": ")
-			writeValue(b, v[k], python)
+			writeValue(b, v[k])
 		}
 		b.WriteString("}")
 	case []string:
-		writeList(b, len(v), func(i int) any { return v[i] }, python)
+		writeList(b, len(v), func(i int) any { return v[i] })
 	case []any:
-		writeList(b, len(v), func(i int) any { return v[i] }, python)
+		writeList(b, len(v), func(i int) any { return v[i] })
 	default:
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -91,23 +59,17 @@ func writeValue(b *strings.Builder, v any, python bool) {
 		if enc.Encode(v) == nil {
 			text = strings.TrimSuffix(buf.String(), "\n")
 		}
-		if word, ok := pythonWords[text]; python && ok {
-			text = word
-		}
 		b.WriteString(text)
 	}
 }
 
-// pythonWords are the Python literals for JSON's true, false and null.
-var pythonWords = map[string]string{"true": "True", "false": "False", "null": "None"}
-
-func writeList(b *strings.Builder, n int, elem func(int) any, python bool) {
+func writeList(b *strings.Builder, n int, elem func(int) any) {
 	b.WriteString("[")
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		writeValue(b, elem(i), python)
+		writeValue(b, elem(i))
 	}
 	b.WriteString("]")
 }
@@ -115,7 +77,7 @@ func writeList(b *strings.Builder, n int, elem func(int) any, python bool) {
 // jsonText is v as JSON.
 func jsonText(v any) string {
 	var b strings.Builder
-	writeValue(&b, v, false)
+	writeValue(&b, v)
 	return b.String()
 }
 

@@ -12,6 +12,13 @@
 // a real model's. It does no arithmetic of its own: sums go to the
 // calculator, or get an honest "I can't". It is deterministic: the same
 // prompt always gets the same reply.
+//
+// It reads everyday wording in English, French, German and Spanish
+// ("tell bob@co.com I'm late", "dis à paul@exemple.fr que …"), takes
+// "him" or "it" from the earlier turns of the prompt, and asks for what
+// a call needs but the request leaves out. Whatever the request's
+// length, its reply is a bounded number of tokens: it summarises the
+// request, never copies it out.
 package demo
 
 import (

@@ -108,7 +108,7 @@ func TestFirstRoundCalls(t *testing.T) {
 		thinking: []string{"2026-11-30", "09:00", `"him" means bob@co.com`},
 		calls: []want{
 			{name: "schedule_meeting", args: map[string]any{"title": "Sync", "attendees": []any{"bob@co.com"}, "date": "2026-11-30", "time": "09:00"}},
-			{name: "send_mail", args: map[string]any{"to": "bob@co.com", "subject": "Sync agenda"}, body: []string{"Hi Bob", "agenda", "Monday, November 30 at 09:00"}},
+			{name: "send_mail", args: map[string]any{"to": "bob@co.com", "subject": "Agenda: Sync"}, body: []string{"Hi Bob", "agenda", "Monday, November 30 at 09:00"}},
 		},
 	}, {
 		request:  "Could you please schedule a review with zoë@example.com next Friday at 3pm?",

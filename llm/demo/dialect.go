@@ -8,30 +8,6 @@ import (
 	"github.com/toolscope/toolscope/streamparser"
 )
 
-// format is a dialect the demo model writes calls in. How to write a
-// call is the dialect's own knowledge (streamparser.Dialect.WriteCalls);
-// the demo brings the calls and their arguments.
-type format struct {
-	dialect streamparser.Dialect
-	// marker opens a call, or, in a list, all of them. It is one token.
-	marker string
-}
-
-// formats are the dialects the demo model writes in, the default first.
-var formats = dialectFormats()
-
-func dialectFormats() []format {
-	var fs []format
-	for _, d := range streamparser.Dialects() {
-		fs = append(fs, formatOf(d))
-	}
-	return fs
-}
-
-func formatOf(d streamparser.Dialect) format {
-	return format{dialect: d, marker: d.Marker()}
-}
-
 // readDialect tells the dialect a system prompt teaches by the first call
 // marker its instructions show, after the tools; Hermes when they show none.
 func readDialect(system string) streamparser.Dialect {
@@ -39,17 +15,18 @@ func readDialect(system string) streamparser.Dialect {
 		system = after
 	}
 	d, at := streamparser.Hermes, len(system)
-	for _, f := range formats {
-		if i := strings.Index(system, f.marker); i >= 0 && i < at {
-			d, at = f.dialect, i
+	for _, each := range streamparser.Dialects() {
+		if i := strings.Index(system, each.Marker()); i >= 0 && i < at {
+			d, at = each, i
 		}
 	}
 	return d
 }
 
-// write writes calls as the dialect does; args gives the arguments of
-// each, in the order the model writes them.
-func (f format) write(b *strings.Builder, calls []call, args func(call) []argument) {
+// writeCalls writes calls in dialect d: how to write a call is the
+// dialect's own knowledge, the demo brings the calls and their arguments,
+// which args gives in the order the model writes them.
+func writeCalls(b *strings.Builder, d streamparser.Dialect, calls []call, args func(call) []argument) {
 	drafts := make([]streamparser.Draft, len(calls))
 	for i, k := range calls {
 		drafts[i].Name = k.name
@@ -57,7 +34,7 @@ func (f format) write(b *strings.Builder, calls []call, args func(call) []argume
 			drafts[i].Args = append(drafts[i].Args, streamparser.Arg{Name: a.name, Value: json.RawMessage(jsonText(a.value))})
 		}
 	}
-	f.dialect.WriteCalls(b, drafts)
+	d.WriteCalls(b, drafts)
 }
 
 // readCalls reads the calls of an earlier reply as toolscope reads them,

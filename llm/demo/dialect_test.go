@@ -153,7 +153,7 @@ func TestPythonLiterals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b strings.Builder
-		formatOf(streamparser.Pythonic).write(&b, []call{{name: "f"}}, func(call) []argument { return []argument{{"v", tt.value}} })
+		writeCalls(&b, streamparser.Pythonic, []call{{name: "f"}}, func(call) []argument { return []argument{{"v", tt.value}} })
 		if want := "<<function>>f(v=" + tt.want + ")"; b.String() != want {
 			t.Errorf("%#v is written %s, want %s", tt.value, b.String(), want)
 		}
@@ -181,7 +181,7 @@ func TestArgumentsRoundTrip(t *testing.T) {
 	calls := []call{{name: "tool"}, {name: "tool"}}
 	for _, d := range streamparser.Dialects() {
 		var b strings.Builder
-		formatOf(d).write(&b, calls, func(call) []argument { return args })
+		writeCalls(&b, d, calls, func(call) []argument { return args })
 		var got []*streamparser.Call
 		p := streamparser.New(streamparser.Options{Dialect: d, Tools: []string{"tool"}})
 		emit := func(e streamparser.Event) {

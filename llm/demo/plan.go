@@ -2,6 +2,7 @@ package demo
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -9,6 +10,7 @@ import (
 // plan is what the demo model decides to do for a request: the calls to
 // make, the reasoning behind them, or the questions to ask first.
 type plan struct {
+	lang  lang // the language of the request, for the emails' own words
 	calls []call
 	notes []string // reasoning: resolved dates, times, people
 	// gaps say what stops the calls ("there is no date for the sync") and
@@ -26,6 +28,14 @@ type meeting struct {
 }
 
 func (m meeting) when() string { return m.day.human() + " at " + m.clock.String() }
+
+// maxCalls bounds the calls made for one request, and maxAttendees the
+// people invited in one call, so that a reply's length is bounded: a
+// request that asks for more gets a question instead (see tooMany).
+const (
+	maxCalls     = 4
+	maxAttendees = 8
+)
 
 // intent reads what the request asks the tools to do: the tools it needs,
 // by the names the model learnt, and the plan for calling them. It needs
@@ -63,9 +73,11 @@ func (c conversation) intent() (needs []string, p plan) {
 // planCalls turns the clauses of a request into calls of the built-in
 // tools. A clause that leaves something out takes it from the clause
 // before: "schedule a sync with bob@co.com tomorrow at 9 and email him"
-// emails bob@co.com about tomorrow's sync.
+// emails bob@co.com about tomorrow's sync. A clause that refers back
+// with no clause before ("email him about it") takes it from the
+// earlier turns of the conversation.
 func planCalls(c conversation, clauses []clause) plan {
-	var p plan
+	p := plan{lang: languageOf(c.request)}
 	var prev clause
 	var last *meeting
 	for _, cl := range clauses {
@@ -73,16 +85,22 @@ func planCalls(c conversation, clauses []clause) plan {
 			continue
 		}
 		p.noteWhen(c, cl)
+		about := last
 		if prev.tool != "" {
 			cl = p.inherit(cl, prev)
+		} else if cl.pronoun != "" || cl.refersToIt {
+			cl, about = p.recall(c.earlier, cl)
+		}
+		if !p.known(cl) {
+			continue
 		}
 		switch cl.tool {
 		case sendMail:
-			p.mail(cl, last)
+			p.mail(cl, about)
 		case scheduleMeeting:
-			last = p.schedule(cl)
+			last = p.schedule(c, cl)
 		case cancelMeeting:
-			p.cancel(cl)
+			p.cancel(cl, about)
 		}
 		prev = cl
 	}
@@ -90,6 +108,50 @@ func planCalls(c conversation, clauses []clause) plan {
 		p.calls[i] = c.fit(k)
 	}
 	return p
+}
+
+// recall fills in what cl refers back to from the earlier turns: the
+// people "him" or "them" stands for, what "it" is, and the meeting
+// they last set up.
+func (p *plan) recall(e earlier, cl clause) (clause, *meeting) {
+	if len(cl.emails) == 0 && len(cl.names) == 0 && cl.pronoun != "" && len(e.people) > 0 {
+		cl.emails = e.people
+		p.notes = append(p.notes, fmt.Sprintf("%q means %s, from earlier in the conversation.", cl.pronoun, join(e.people, "and")))
+	}
+	it := e.topic
+	if cl.tool == cancelMeeting && e.meeting != nil {
+		it = e.meeting.title // only a meeting can be cancelled
+	}
+	if cl.refersToIt && cl.topic == "" && it != "" {
+		cl.topic = it
+		p.notes = append(p.notes, fmt.Sprintf("\"It\" is the %s from earlier.", p.lang.inSentence(it)))
+	}
+	if cl.message != "" {
+		return cl, nil
+	}
+	return cl, e.meeting
+}
+
+// known reports whether the people cl refers to are known, asking who
+// they are when not.
+func (p *plan) known(cl clause) bool {
+	if cl.pronoun == "" || len(cl.emails) > 0 || len(cl.names) > 0 {
+		return true
+	}
+	p.gaps = append(p.gaps, fmt.Sprintf("I don't know who %q is", cl.pronoun))
+	p.questions = append(p.questions, fmt.Sprintf("Who do you mean by %q? Please give me their email address.", cl.pronoun))
+	return false
+}
+
+// tooBig reports whether the plan needs more calls or invitations than
+// one reply should hold.
+func (p plan) tooBig() bool {
+	for _, k := range p.calls {
+		if len(textList(k.args["attendees"])) > maxAttendees {
+			return true
+		}
+	}
+	return len(p.calls) > maxCalls
 }
 
 // inherit fills in what cl leaves out from the clause before it.
@@ -131,14 +193,19 @@ func (p *plan) mail(cl clause, about *meeting) {
 		}
 		return
 	}
-	if cl.topic == "" && about == nil {
+	if cl.topic == "" && cl.message == "" && about == nil {
 		p.gaps = append(p.gaps, "it doesn't say what the email is about")
 		p.questions = append(p.questions, "What should the email be about?")
 		return
 	}
 	subject := capitalize(cl.topic)
-	if about != nil && !strings.Contains(strings.ToLower(cl.topic), strings.ToLower(about.title)) {
-		subject = strings.TrimSpace(about.title + " " + cl.topic)
+	switch {
+	case cl.message != "" && cl.topic == "":
+		subject = summary(cl.message)
+	case cl.message == "" && about != nil && cl.topic == "":
+		subject = about.title
+	case cl.message == "" && about != nil && !strings.Contains(strings.ToLower(cl.topic), strings.ToLower(about.title)):
+		subject = capitalize(cl.topic) + ": " + about.title
 	}
 	if len(cl.emails) > 1 {
 		p.notes = append(p.notes, "send_mail takes one recipient, so I'll send one email to each.")
@@ -147,23 +214,33 @@ func (p *plan) mail(cl clause, about *meeting) {
 		p.calls = append(p.calls, call{name: sendMail, args: map[string]any{
 			"to":      to,
 			"subject": subject,
-			"body":    mailBody(to, cl, about),
+			"body":    p.mailBody(to, cl, about),
 		}})
 	}
 }
 
-func mailBody(to string, cl clause, about *meeting) string {
-	greeting := "Hi,"
+// mailBody writes an email: the message the request gives, bounded, or
+// a few words on its topic, between a greeting and a sign-off in the
+// request's language.
+func (p *plan) mailBody(to string, cl clause, about *meeting) string {
+	l := p.lang
+	greeting := l.hi + ","
 	if name := firstName(to); name != "" {
-		greeting = "Hi " + name + ","
+		greeting = l.hi + " " + name + ","
 	}
 	var text string
 	switch {
-	case about != nil && strings.Contains(strings.ToLower(cl.topic), "agenda"):
+	case greetingOnlyRE.MatchString(cl.message):
+		return strings.TrimSuffix(greeting, ",") + "!\n\n" + l.regards
+	case cl.message != "":
+		text = excerpt(cl.message)
+	case about != nil && agendaRE.MatchString(cl.topic):
 		text = fmt.Sprintf("Here is the agenda for our %s on %s:\n\n1. Updates since last time\n2. Open questions\n3. Next steps",
 			lowerFirst(about.title), about.when())
 	case about != nil:
 		text = fmt.Sprintf("I've scheduled our %s for %s. See you there!", lowerFirst(about.title), about.when())
+	case l.note != "":
+		text = fmt.Sprintf(l.note, cl.topic)
 	default:
 		text = "A quick note about the " + cl.topic
 		if !cl.day.date.IsZero() {
@@ -174,15 +251,21 @@ func mailBody(to string, cl clause, about *meeting) string {
 		}
 		text += ". Let me know if you have any questions."
 	}
-	return greeting + "\n\n" + text + "\n\nBest regards"
+	return greeting + "\n\n" + text + "\n\n" + l.regards
 }
 
-func (p *plan) schedule(cl clause) *meeting {
+var agendaRE = regexp.MustCompile(`(?i)agenda|ordre du jour|tagesordnung`)
+
+func (p *plan) schedule(c conversation, cl clause) *meeting {
 	if len(cl.emails) == 0 && p.askAddresses(cl) {
 		return nil
 	}
-	m := meeting{title: meetingTitle(cl), day: cl.day, clock: cl.clock}
+	m := meeting{title: p.meetingTitle(cl), day: cl.day, clock: cl.clock}
 	var missing []string
+	if len(cl.emails) == 0 && c.needsAttendees() {
+		p.gaps = append(p.gaps, fmt.Sprintf("nobody is invited to the %s", p.lang.inSentence(m.title)))
+		p.questions = append(p.questions, fmt.Sprintf("Who should I invite to the %s? Please give me their email addresses.", p.lang.inSentence(m.title)))
+	}
 	if m.day.date.IsZero() {
 		missing = append(missing, "date")
 	}
@@ -190,8 +273,10 @@ func (p *plan) schedule(cl clause) *meeting {
 		missing = append(missing, "time")
 	}
 	if len(missing) > 0 {
-		p.gaps = append(p.gaps, fmt.Sprintf("there is no %s for the %s", join(missing, "or"), lowerFirst(m.title)))
-		p.questions = append(p.questions, fmt.Sprintf("What %s should I schedule the %s for?", join(missing, "and"), lowerFirst(m.title)))
+		p.gaps = append(p.gaps, fmt.Sprintf("there is no %s for the %s", join(missing, "or"), p.lang.inSentence(m.title)))
+		p.questions = append(p.questions, fmt.Sprintf("What %s should I schedule the %s for?", join(missing, "and"), p.lang.inSentence(m.title)))
+	}
+	if len(cl.emails) == 0 && c.needsAttendees() || len(missing) > 0 {
 		return nil
 	}
 	p.calls = append(p.calls, call{name: scheduleMeeting, args: map[string]any{
@@ -203,10 +288,25 @@ func (p *plan) schedule(cl clause) *meeting {
 	return &m
 }
 
-func (p *plan) cancel(cl clause) {
+// needsAttendees reports whether the offered schedule_meeting has
+// attendees to fill in: the built-in one must invite someone.
+func (c conversation) needsAttendees() bool {
+	t, ok := c.offered(scheduleMeeting)
+	return !ok || t.params == nil || slices.Contains(t.params, "attendees")
+}
+
+// cancel cancels the meeting cl names, or the one it refers back to
+// ("cancel it").
+func (p *plan) cancel(cl clause, before *meeting) {
 	title := trimGeneric(cl.topic)
+	if cl.refersToIt && before != nil && (title == "" || title == before.title) {
+		title = before.title
+		if cl.day.date.IsZero() {
+			cl.day = before.day
+		}
+	}
 	if title == "" {
-		title = "meeting"
+		title = lowerFirst(p.lang.meeting)
 	}
 	if cl.day.date.IsZero() {
 		p.gaps = append(p.gaps, fmt.Sprintf("there is no date for the %s", title))
@@ -236,17 +336,18 @@ func (p *plan) askAddresses(cl clause) bool {
 }
 
 // genericMeetings are words that say a meeting is meant but not which.
-var genericMeetings = []string{"meeting", "call", "appointment"}
+var genericMeetings = []string{"meeting", "call", "appointment",
+	"réunion", "rendez-vous", "rdv", "appel", "besprechung", "termin", "treffen", "anruf", "reunión", "cita", "llamada"}
 
 // meetingTitle names a meeting after its topic ("a sync" is "Sync"), or
 // after its attendees when the request only says "a meeting".
-func meetingTitle(cl clause) string {
+func (p *plan) meetingTitle(cl clause) string {
 	topic := trimGeneric(cl.topic)
 	if topic != "" {
 		return capitalize(topic)
 	}
-	title := "Meeting"
-	if cl.topic != "" {
+	title := p.lang.meeting
+	if cl.topic != "" && p.lang.code == english.code {
 		title = capitalize(cl.topic)
 	}
 	var names []string
@@ -258,7 +359,7 @@ func meetingTitle(cl clause) string {
 	if len(names) == 0 {
 		return title
 	}
-	return title + " with " + join(names, "and")
+	return title + " " + p.lang.with + " " + join(names[:min(len(names), maxNames)], "and")
 }
 
 // trimGeneric drops generic words: "standup meeting" is "standup", and

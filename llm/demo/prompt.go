@@ -24,6 +24,8 @@ type conversation struct {
 	// rounds are the tool calls made for request so far and their results.
 	rounds []round
 	start  opening
+	// earlier is what the turns before the request said.
+	earlier earlier
 }
 
 // tool is a function offered in the <tools> block.
@@ -191,6 +193,7 @@ func readPrompt(prompt string) conversation {
 		return c
 	}
 	c.request = strings.TrimSpace(trimSwitch(turns[request].content))
+	c.earlier = c.readEarlier(turns[:request])
 	for _, t := range turns[request+1:] {
 		switch {
 		case t.role == "assistant" && !t.open:

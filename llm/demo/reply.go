@@ -28,7 +28,7 @@ func (r reply) write(c conversation) string {
 		b.WriteString("<think>\n\n</think>\n\n")
 	}
 	b.WriteString(r.text)
-	formatOf(c.dialect).write(&b, r.calls, c.written)
+	writeCalls(&b, c.dialect, r.calls, c.written)
 	return b.String()
 }
 
@@ -58,6 +58,9 @@ func act(c conversation) reply {
 	if len(absent) > 0 {
 		return unavailable(c, wants, absent)
 	}
+	if p.tooBig() {
+		return tooMany(wants)
+	}
 	if len(p.gaps) > 0 {
 		return reply{
 			thinking: []string{strings.TrimSuffix(wants, ".") + ", but " + join(p.gaps, "and") + ".", "I shouldn't guess, so I'll ask."},
@@ -71,6 +74,16 @@ func act(c conversation) reply {
 	thinking := append([]string{wants}, p.notes...)
 	thinking = append(thinking, "I'll call "+strings.Join(plans, ", then ")+".")
 	return reply{thinking: thinking, calls: p.calls}
+}
+
+// tooMany asks the person to split a request that needs more than one
+// reply should hold.
+func tooMany(wants string) reply {
+	return reply{
+		thinking: []string{wants, "That needs more tool calls or invitations than I should make in one reply, so I'll ask the user to split it."},
+		text: fmt.Sprintf("That would take more than %d tool calls, or a meeting with more than %d people, in one go. As the offline demo model I don't do that much at once. Could you split it into smaller requests?",
+			maxCalls, maxAttendees),
+	}
 }
 
 // unavailable says that tools the request needs, by the names the model
@@ -181,18 +194,36 @@ func paraphrase(request string) string {
 	if loc := verbRE.FindStringIndex(task); loc == nil || loc[0] != 0 {
 		return "the user asks: " + quote(request)
 	}
-	task = meRE.ReplaceAllString(myRE.ReplaceAllString(task, "their"), "them")
-	return "the user wants me to " + lowerFirst(task) + "."
+	if languageOf(request).code != english.code {
+		return "the user asks: " + quote(request)
+	}
+	if strings.IndexFunc(task, unicode.IsLower) < 0 {
+		task = strings.ToLower(task) // "SEND AN EMAIL …"
+	}
+	task = bounded(meRE.ReplaceAllString(myRE.ReplaceAllString(task, "their"), "them"))
+	if !strings.HasSuffix(task, "…") {
+		task += "."
+	}
+	return "the user wants me to " + lowerFirst(task)
 }
 
-// quote quotes a request as a sentence of its own.
+// quote quotes a request as a sentence of its own, cut to one line.
 func quote(request string) string {
-	r := strings.TrimSpace(request)
+	r := bounded(strings.TrimSpace(request))
 	end := "."
 	if r != "" && strings.ContainsRune(".?!", rune(r[len(r)-1])) {
 		end = ""
 	}
 	return strconv.Quote(r) + end
+}
+
+// bounded cuts a request to a line, for the reasoning to restate.
+func bounded(s string) string {
+	cut := clipRunes(clipWords(s, maxQuoteWords), maxQuoteRunes)
+	if len(cut) < len(strings.Join(strings.Fields(s), " ")) {
+		return cut + "…"
+	}
+	return s
 }
 
 // join lists items as a person writes them: "a", "a and b", "a, b and c".

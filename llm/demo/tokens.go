@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolscope/toolscope/streamparser"
 )
 
 // specialTokens are single tokens: Qwen's own, and the marker that opens a
@@ -19,8 +21,8 @@ var specialTokens = append([]string{
 
 func markers() []string {
 	var ms []string
-	for _, f := range formats {
-		ms = append(ms, f.marker)
+	for _, d := range streamparser.Dialects() {
+		ms = append(ms, d.Marker())
 	}
 	return ms
 }

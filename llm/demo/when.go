@@ -43,11 +43,19 @@ func longDate(t time.Time) string { return t.Format("Monday, 2006-01-02") }
 
 var (
 	isoDateRE  = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
-	dayWordRE  = regexp.MustCompile(`(?i)\b(day after tomorrow|tomorrow|today|tonight)\b`)
-	weekdayRE  = regexp.MustCompile(`(?i)\b(?:(next|this|on)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+	dayWordRE  = regexp.MustCompile(`(?i)` + letters(`day after tomorrow|tomorrow|today|tonight|après-demain|demain|aujourd'hui|ce soir|übermorgen|morgen|heute|pasado mañana|mañana|hoy|esta noche`))
+	weekdayRE  = regexp.MustCompile(`(?i)` + letters(`(?:(next|this|on|nächsten|nächster|próximo|el próximo)\s+)?(`+weekdayPattern+`)(?:\s+(prochain))?`))
 	monthDayRE = regexp.MustCompile(`(?i)\b(` + monthPattern + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b`)
 	dayMonthRE = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(` + monthPattern + `)\b`)
 )
+
+// dayWords are the words for days near today in the languages the demo
+// reads, by their English word.
+var dayWords = map[string]string{
+	"après-demain": "day after tomorrow", "demain": "tomorrow", "aujourd'hui": "today", "ce soir": "tonight",
+	"übermorgen": "day after tomorrow", "morgen": "tomorrow", "heute": "today",
+	"pasado mañana": "day after tomorrow", "mañana": "tomorrow", "hoy": "today", "esta noche": "tonight",
+}
 
 const monthPattern = `jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?`
 
@@ -63,13 +71,20 @@ func findDay(text string, today time.Time) day {
 	if today.IsZero() {
 		return day{}
 	}
-	if m := dayWordRE.FindString(text); m != "" {
-		word := strings.ToLower(m)
+	if m := dayWordRE.FindStringSubmatch(text); m != nil {
+		word := strings.ToLower(m[1])
+		if english, ok := dayWords[word]; ok {
+			word = english
+		}
 		ahead := map[string]int{"today": 0, "tonight": 0, "tomorrow": 1, "day after tomorrow": 2}[word]
 		return day{date: today.AddDate(0, 0, ahead), said: word, relative: true}
 	}
 	if m := weekdayRE.FindStringSubmatch(text); m != nil {
-		return weekday(today, strings.ToLower(m[1]), m[2])
+		prefix := strings.ToLower(m[2])
+		if prefix != "" && prefix != "this" && prefix != "on" || m[4] != "" {
+			prefix = "next"
+		}
+		return weekday(today, prefix, m[3])
 	}
 	if m := monthDayRE.FindStringSubmatch(text); m != nil {
 		return monthDay(today, m[1], m[2])
@@ -117,10 +132,22 @@ func monthDay(today time.Time, month, dayOfMonth string) day {
 
 func mondayIndex(d time.Weekday) int { return (int(d) + 6) % 7 }
 
+// weekdays are the days' names in English, French, German and Spanish.
 var weekdays = map[string]time.Weekday{
 	"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
 	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
+	"dimanche": time.Sunday, "lundi": time.Monday, "mardi": time.Tuesday, "mercredi": time.Wednesday,
+	"jeudi": time.Thursday, "vendredi": time.Friday, "samedi": time.Saturday,
+	"sonntag": time.Sunday, "montag": time.Monday, "dienstag": time.Tuesday, "mittwoch": time.Wednesday,
+	"donnerstag": time.Thursday, "freitag": time.Friday, "samstag": time.Saturday,
+	"domingo": time.Sunday, "lunes": time.Monday, "martes": time.Tuesday, "miércoles": time.Wednesday,
+	"jueves": time.Thursday, "viernes": time.Friday, "sábado": time.Saturday,
 }
+
+const weekdayPattern = `sunday|monday|tuesday|wednesday|thursday|friday|saturday|` +
+	`dimanche|lundi|mardi|mercredi|jeudi|vendredi|samedi|` +
+	`sonntag|montag|dienstag|mittwoch|donnerstag|freitag|samstag|` +
+	`domingo|lunes|martes|miércoles|jueves|viernes|sábado`
 
 var months = map[string]time.Month{
 	"jan": time.January, "feb": time.February, "mar": time.March, "apr": time.April,
@@ -139,15 +166,16 @@ func (c clock) known() bool { return c.said != "" }
 func (c clock) String() string { return fmt.Sprintf("%02d:%02d", c.hour, c.minute) }
 
 var (
-	hhmmRE   = regexp.MustCompile(`(?i)\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*([ap])\.?m\b\.?)?`)
-	ampmRE   = regexp.MustCompile(`(?i)\b(1[0-2]|0?[1-9])\s*([ap])\.?m\b\.?`)
-	noonRE   = regexp.MustCompile(`(?i)\b(?:noon|midday)\b`)
-	atHourRE = regexp.MustCompile(`(?i)\bat\s+([01]?\d|2[0-3])\b`)
+	hhmmRE = regexp.MustCompile(`(?i)\b([01]?\d|2[0-3]):([0-5]\d)(?:\s*([ap])\.?m\b\.?)?`)
+	ampmRE = regexp.MustCompile(`(?i)\b(1[0-2]|0?[1-9])\s*([ap])\.?m\b\.?`)
+	// hourRE reads French "10h30" and German "10 Uhr".
+	hourRE   = regexp.MustCompile(`(?i)\b([01]?\d|2[0-3])\s?(?:h|heures?|uhr)(?:\s?([0-5]\d))?\b`)
+	noonRE   = regexp.MustCompile(`(?i)` + letters(`noon|midday|midi|mittag|mediodía`))
+	atHourRE = regexp.MustCompile(`(?i)` + letters(`(?:at|à|um|a las|a la)\s+([01]?\d|2[0-3])`))
 )
 
 // findClock reads the time of day that text names; the zero clock means
-// none. A bare hour from 1 to 7 ("at 3") is read as afternoon, since few
-// meetings start at 3 a.m.
+// none.
 func findClock(text string) clock {
 	if m := hhmmRE.FindStringSubmatch(text); m != nil {
 		h, _ := strconv.Atoi(m[1])
@@ -158,17 +186,28 @@ func findClock(text string) clock {
 		h, _ := strconv.Atoi(m[1])
 		return clock{hour: halfDay(h, m[2]), said: m[0]}
 	}
-	if m := noonRE.FindString(text); m != "" {
-		return clock{hour: 12, said: m}
+	if m := hourRE.FindStringSubmatch(text); m != nil {
+		h, _ := strconv.Atoi(m[1])
+		mins, _ := strconv.Atoi(m[2])
+		return clock{hour: afternoon(h), minute: mins, said: m[0]}
+	}
+	if m := noonRE.FindStringSubmatch(text); m != nil {
+		return clock{hour: 12, said: m[1]}
 	}
 	if m := atHourRE.FindStringSubmatch(text); m != nil {
-		h, _ := strconv.Atoi(m[1])
-		if h >= 1 && h <= 7 {
-			h += 12
-		}
-		return clock{hour: h, said: m[0]}
+		h, _ := strconv.Atoi(m[2])
+		return clock{hour: afternoon(h), said: m[1]}
 	}
 	return clock{}
+}
+
+// afternoon reads a bare hour from 1 to 7 as afternoon, since few
+// meetings start at 3 a.m.
+func afternoon(h int) int {
+	if h >= 1 && h <= 7 {
+		return h + 12
+	}
+	return h
 }
 
 // halfDay turns a 12-hour clock hour into 24-hour time; ap is "a", "p"
