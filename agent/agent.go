@@ -102,12 +102,31 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, message string, emi
 	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: a.cfg.Backend.Info(), Message: message,
 		Tools: a.cfg.Tools.Names(), Dialect: a.cfg.Dialect.String(), DialectMarks: a.cfg.Dialect.Describe()}})
 	res := r.loop(ctx)
+	if note, ok := endings[res.Reason]; ok {
+		conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleAssistant, Content: note})
+	}
 	if res.Err != nil {
 		r.send(failure(res.Rounds, res.Err))
 	}
 	r.send(Event{Type: RunFinished, Reason: res.Reason, Text: res.Text, Rounds: res.Rounds})
 	return res
 }
+
+// endings close the assistant's turn of a run that ended without an
+// answer. Without one the conversation would end on a user turn (the
+// request, or the calls' <tool_response> blocks), and Ollama's templates
+// merge consecutive messages of one role: a follow-up would join that
+// turn, and the model would read it as more tool results. With one, the
+// follow-up is a turn of its own, and the model reads why the last ended.
+var endings = map[Reason]string{
+	Cancelled: "(" + stoppedByUser + ")",
+	MaxRounds: "(stopped: too many rounds of tool calls)",
+	Failed:    "(stopped by an error)",
+}
+
+// stoppedByUser is what the model and the person read about calls that a
+// cancelled run stopped, or never ran.
+const stoppedByUser = "stopped by the user"
 
 // failure is the Error event for a backend error. An *llm.Error's fix goes
 // in its own field, for each front end to word, so the text is its
@@ -147,7 +166,9 @@ func (r *run) loop(ctx context.Context) Result {
 			r.answerCalls(ctx, round, reply.calls)
 			return Result{Reason: Cancelled, Text: reply.text(), Rounds: round}
 		case err != nil:
-			r.refuseCalls(round, reply.calls, "not run: the reply was cut off ("+err.Error()+")")
+			// The Error event says why, for the person; the model cannot
+			// act on a backend's error text.
+			r.refuseCalls(round, reply.calls, "not run: the reply was cut off")
 			return Result{Reason: Failed, Rounds: round, Err: err}
 		case len(reply.calls) == 0:
 			return Result{Reason: Answered, Text: reply.text(), Rounds: round}
@@ -246,7 +267,7 @@ func (r *run) ollamaCall(round int, rep *reply, tc llm.ToolCall) {
 
 // answerCalls runs the calls in order and adds their responses to the
 // conversation as one user turn. Once ctx has ended, the calls left get a
-// "cancelled" response, so the history stays well-formed for a follow-up.
+// "not run" response, so the history stays well-formed for a follow-up.
 func (r *run) answerCalls(ctx context.Context, round int, calls []*Call) {
 	r.respond(round, calls, func(c *Call) string { return r.execute(ctx, round, c) })
 }
@@ -276,7 +297,7 @@ func (r *run) execute(ctx context.Context, round int, c *Call) string {
 		return errorJSON(c.Reason)
 	}
 	if ctx.Err() != nil {
-		return errorJSON("cancelled by the user before the tool ran")
+		return errorJSON("not run: " + stoppedByUser)
 	}
 	r.send(Event{Type: ToolStarted, Round: round, Call: c})
 	var wire wireLog
@@ -336,7 +357,7 @@ func (a *Agent) call(ctx context.Context, c *Call) (string, error) {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
 		return "", fmt.Errorf("tool %s did not answer within %s", c.Name, a.cfg.ToolTimeout)
 	}
-	return "", fmt.Errorf("tool %s was stopped because the run was cancelled", c.Name)
+	return "", errors.New(stoppedByUser)
 }
 
 // wireLog collects the protocol messages of one call. A tool may record

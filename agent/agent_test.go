@@ -297,9 +297,13 @@ func TestToolTimeoutPanicAndError(t *testing.T) {
 func TestMaxRounds(t *testing.T) {
 	f := newFixture(t, llm.ModeRaw, nil, func(c *agent.Config) { c.MaxRounds = 2 })
 	f.server.Reply(ollamatest.Reply{Text: sendMailCall("a@co.com")}, ollamatest.Reply{Text: sendMailCall("a@co.com")})
-	res, events := f.run(context.Background(), &agent.Conversation{}, "loop")
+	conv := &agent.Conversation{}
+	res, events := f.run(context.Background(), conv, "loop")
 	if res.Reason != agent.MaxRounds || res.Rounds != 2 {
 		t.Fatalf("result = %+v, want max_rounds after 2", res)
+	}
+	if last := conv.Messages[len(conv.Messages)-1]; last.Role != llm.RoleAssistant || !strings.HasPrefix(last.Content, "(stopped") {
+		t.Fatalf("last message = %+v, want the assistant's turn closed after the last tool responses", last)
 	}
 	if n := len(f.server.Requests()); n != 2 {
 		t.Fatalf("the model was asked %d times, want 2", n)
@@ -325,13 +329,59 @@ func TestCancelWhileToolRuns(t *testing.T) {
 		t.Fatalf("result = %+v, want cancelled", res)
 	}
 	finished := ofType(events, agent.ToolFinished)
-	if len(finished) != 1 || finished[0].Error != "tool slow was stopped because the run was cancelled" {
+	if len(finished) != 1 || finished[0].Error != "stopped by the user" {
 		t.Fatalf("tool_finished = %+v, want the tool's cancellation in words", finished)
 	}
-	// The history stays well-formed: the call has its response.
-	last := conv.Messages[len(conv.Messages)-1]
-	if last.Role != llm.RoleUser || !strings.Contains(last.Content, "<tool_response>") {
-		t.Fatalf("last message = %+v, want the tool response turn", last)
+	// The history stays well-formed: the call has its response, in the
+	// same words, and the assistant's turn is closed.
+	n := len(conv.Messages)
+	responses, last := conv.Messages[n-2], conv.Messages[n-1]
+	if responses.Role != llm.RoleUser || responses.Content != "<tool_response>\n{\"error\":\"stopped by the user\"}\n</tool_response>" {
+		t.Fatalf("next to last message = %+v, want the tool response turn", responses)
+	}
+	if last.Role != llm.RoleAssistant || last.Content != "(stopped by the user)" {
+		t.Fatalf("last message = %+v, want the assistant's turn closed", last)
+	}
+}
+
+// A request after Stop is a turn of its own: Ollama's templates merge
+// consecutive user messages, and the demo model, like a real one, then
+// read the new request as more tool results and answered those.
+func TestFollowUpAfterStopIsItsOwnTurn(t *testing.T) {
+	newAgent := func(delay time.Duration) *agent.Agent {
+		registry, err := tools.NewRegistry(tools.Stubs(delay)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return agent.New(agent.Config{Backend: demo.New(demo.Config{}), Tools: registry, Now: func() time.Time { return now }})
+	}
+	conv := &agent.Conversation{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stopped []agent.Event
+	res := newAgent(time.Hour).Run(ctx, conv, "Schedule a meeting with alice@co.com on 2026-12-01 at 10:00 about the launch", func(e agent.Event) {
+		stopped = append(stopped, e)
+		if e.Type == agent.ToolStarted {
+			cancel()
+		}
+	})
+	if res.Reason != agent.Cancelled || len(ofType(stopped, agent.ToolStarted)) != 1 {
+		t.Fatalf("result = %+v, want a run stopped during its tool", res)
+	}
+
+	var events []agent.Event
+	res = newAgent(0).Run(context.Background(), conv, "Send an email to john@example.com about the launch",
+		func(e agent.Event) { events = append(events, e) })
+	started := ofType(events, agent.ToolStarted)
+	if res.Reason != agent.Answered || len(started) != 1 || started[0].Call.Name != "send_mail" {
+		t.Fatalf("result = %+v, tools started = %d: the follow-up was not acted on", res, len(started))
+	}
+	prompt := ofType(events, agent.RoundStarted)[0].Input.Prompt
+	want := "<|im_start|>user\n<tool_response>\n{\"error\":\"stopped by the user\"}\n</tool_response><|im_end|>\n" +
+		"<|im_start|>assistant\n(stopped by the user)<|im_end|>\n" +
+		"<|im_start|>user\nSend an email to john@example.com about the launch /think<|im_end|>\n"
+	if !strings.Contains(prompt, want) {
+		t.Fatalf("the follow-up's prompt does not close the stopped turn and start a new one\nwant: %q\nin: %q", want, prompt)
 	}
 }
 
@@ -341,7 +391,8 @@ func TestCancelWhileModelStreams(t *testing.T) {
 	f.server.Reply(ollamatest.Reply{Text: "I am thinking about", Hold: true, Ended: ended})
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
-	res := f.agent.Run(ctx, &agent.Conversation{}, "hi", func(e agent.Event) {
+	conv := &agent.Conversation{}
+	res := f.agent.Run(ctx, conv, "hi", func(e agent.Event) {
 		if e.Type == agent.Token {
 			once.Do(cancel)
 		}
@@ -350,6 +401,12 @@ func TestCancelWhileModelStreams(t *testing.T) {
 		t.Fatalf("result = %+v, want cancelled", res)
 	}
 	<-ended // the server saw the request end
+	// The partial reply is kept as written, and the model reads it was cut.
+	n := len(conv.Messages)
+	if partial, note := conv.Messages[n-2], conv.Messages[n-1]; partial.Role != llm.RoleAssistant || !strings.HasPrefix(partial.Content, "I am") ||
+		note.Role != llm.RoleAssistant || note.Content != "(stopped by the user)" {
+		t.Fatalf("conversation ends with %+v, %+v; want the partial reply, then the note", partial, note)
+	}
 }
 
 func TestBackendErrorEndsRun(t *testing.T) {
@@ -580,9 +637,13 @@ func TestCutReplyLeavesEveryCallAnswered(t *testing.T) {
 	if n := len(ofType(events, agent.ToolStarted)); n != 0 {
 		t.Fatalf("%d tools ran after the reply was cut off", n)
 	}
-	last := conv.Messages[len(conv.Messages)-1]
-	if last.Role != llm.RoleUser || !strings.Contains(last.Content, `{"error":"not run: the reply was cut off`) {
-		t.Fatalf("the cut-off call has no response in the history: %+v", last)
+	n := len(conv.Messages)
+	responses, last := conv.Messages[n-2], conv.Messages[n-1]
+	if responses.Role != llm.RoleUser || responses.Content != "<tool_response>\n{\"error\":\"not run: the reply was cut off\"}\n</tool_response>" {
+		t.Fatalf("the cut-off call has no response in the history, or one in Go's words: %+v", responses)
+	}
+	if last.Role != llm.RoleAssistant || last.Content != "(stopped by an error)" {
+		t.Fatalf("last message = %+v, want the assistant's turn closed", last)
 	}
 }
 

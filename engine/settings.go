@@ -139,9 +139,17 @@ func Allowed() Choices {
 }
 
 // Validate reports every setting that cannot be used, each as a
-// *SettingError, joined with errors.Join; nil when all are fine.
+// *SettingError, joined with errors.Join; nil when all are fine. Fields
+// left zero stand for their defaults, as in Start.
 func (s Settings) Validate() error {
-	s = s.withDefaults()
+	return s.withDefaults().ValidateAsWritten()
+}
+
+// ValidateAsWritten is Validate without the defaults, for settings that
+// start from Defaults and were then written over, as the command line's
+// are: there a zero MaxRounds or ToolTimeout is what a person wrote, out
+// of range, not a wish for the default.
+func (s Settings) ValidateAsWritten() error {
 	allowed := Allowed()
 	var errs []error
 	bad := func(setting Setting, value, problem string) {
@@ -168,7 +176,7 @@ func (s Settings) Validate() error {
 	if s.ToolDelay < 0 || s.ToolDelay > MaxToolDelay {
 		bad(SettingToolDelay, s.ToolDelay.String(), "must be from 0 to "+seconds(MaxToolDelay))
 	}
-	if s.ToolTimeout < 0 {
+	if s.ToolTimeout <= 0 {
 		bad(SettingToolTimeout, s.ToolTimeout.String(), "must be more than 0")
 	}
 	if s.DemoDelay < 0 {

@@ -50,6 +50,25 @@ func TestZeroSettingsAreValid(t *testing.T) {
 	}
 }
 
+// A zero the command line was given is a value out of range; only left
+// unset does it stand for the default.
+func TestValidateAsWrittenRefusesZeros(t *testing.T) {
+	s := engine.Defaults()
+	s.MaxRounds, s.ToolTimeout = 0, 0
+	if err := s.Validate(); err != nil {
+		t.Fatalf("Validate: %v; zeros stand for the defaults", err)
+	}
+	err := s.ValidateAsWritten()
+	for _, text := range []string{"max_rounds 0 must be from 1 to 50", "tool_timeout 0s must be more than 0"} {
+		if err == nil || !strings.Contains(err.Error(), text) {
+			t.Errorf("ValidateAsWritten = %v, want %q", err, text)
+		}
+	}
+	if err := engine.Defaults().ValidateAsWritten(); err != nil {
+		t.Errorf("the defaults as written: %v", err)
+	}
+}
+
 func TestParseDialectNamesTheSetting(t *testing.T) {
 	if d, err := engine.ParseDialect("Marker"); err != nil || d != streamparser.Marker {
 		t.Fatalf("ParseDialect(Marker) = %v, %v", d, err)

@@ -5,21 +5,41 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/toolscope/toolscope/agent"
 )
 
-func chatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// chatCommand holds a conversation on stdin. Ctrl-C (interrupts) during a
+// run stops that run and the conversation goes on, the model told it was
+// stopped; Ctrl-C at the prompt, or a second one while a run is stopping,
+// leaves. ctx ending (SIGTERM) leaves at once.
+func chatCommand(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("chat", "[flags]", stderr).withOutput()
 	if _, code, ok := c.parse(args, 0); !ok {
 		return code
 	}
-	a, closeEngine, code, ok := c.startAgent(ctx)
-	if !ok {
+	// The engine's MCP servers live as long as the context Start gets:
+	// Ctrl-C may end it while starting, and nothing later.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		a           *agent.Agent
+		closeEngine func()
+		code        int
+		ok          bool
+	)
+	interrupted := whileWatching(interrupts, cancel, func() { a, closeEngine, code, ok = c.startAgent(ctx) })
+	if ok {
+		defer closeEngine()
+	}
+	switch {
+	case interrupted > 0:
+		return exitInterrupted
+	case !ok:
 		return code
 	}
-	defer closeEngine()
 	render := c.renderer(stdout, stderr)
 	conv := &agent.Conversation{}
 	lines := readLines(stdin)
@@ -27,7 +47,10 @@ func chatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprint(stderr, "> ")
 		var line string
 		select {
-		case <-ctx.Done(): // Ctrl-C at the prompt
+		case <-ctx.Done():
+			fmt.Fprintln(stderr)
+			return exitInterrupted
+		case <-interrupts:
 			fmt.Fprintln(stderr)
 			return exitInterrupted
 		case l, ok := <-lines:
@@ -45,11 +68,43 @@ func chatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			conv = &agent.Conversation{}
 			fmt.Fprintln(stderr, "(new conversation)")
 		default:
-			if res := a.Run(ctx, conv, line, render); res.Reason == agent.Cancelled {
+			runCtx, stop := context.WithCancel(ctx)
+			var res agent.Result
+			interrupted := whileWatching(interrupts, stop, func() { res = a.Run(runCtx, conv, line, render) })
+			stop()
+			// A second Ctrl-C while the run was stopping: the person
+			// wants out, not just the run stopped.
+			if interrupted > 1 || ctx.Err() != nil {
 				return exitInterrupted
+			}
+			if res.Reason == agent.Cancelled {
+				fmt.Fprintln(stderr, "(the conversation goes on; Ctrl-C at the prompt leaves)")
 			}
 		}
 	}
+}
+
+// whileWatching calls fn, calling cancel at each of interrupts that comes
+// before fn returns, and says how many came.
+func whileWatching(interrupts <-chan os.Signal, cancel func(), fn func()) (count int) {
+	done := make(chan struct{})
+	counted := make(chan int, 1)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-interrupts:
+				n++
+				cancel()
+			case <-done:
+				counted <- n
+				return
+			}
+		}
+	}()
+	fn()
+	close(done)
+	return <-counted
 }
 
 // readLines reads r line by line in the background, so that the prompt can

@@ -40,22 +40,30 @@ const (
 func main() {
 	// Logs are for trouble; -v shows the rest.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	code := run(ctx, interrupts, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// run runs the command args name until it ends or ctx does. Ctrl-C
+// (interrupts) ends a command too, but for chat, where it stops the run
+// under way and the conversation goes on.
+func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
+	if args[0] == "chat" {
+		return chatCommand(ctx, interrupts, args[1:], stdin, stdout, stderr)
+	}
+	ctx, cancel := untilInterrupted(ctx, interrupts)
+	defer cancel()
 	switch args[0] {
 	case "run":
 		return runCommand(ctx, args[1:], stdout, stderr)
-	case "chat":
-		return chatCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "serve":
 		return serveCommand(ctx, args[1:], stdout, stderr)
 	case "mcp":
@@ -69,6 +77,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintf(stderr, "toolscope: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+// untilInterrupted returns a context that also ends at the first of
+// interrupts.
+func untilInterrupted(ctx context.Context, interrupts <-chan os.Signal) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-interrupts:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // version is the main module's version as the go command stamped it (a

@@ -17,7 +17,9 @@ import (
 	"github.com/toolscope/toolscope/internal/nettest"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
+	"github.com/toolscope/toolscope/tools/mcp"
 )
 
 // binary is toolscope built once for the tests, so that they run it as a
@@ -132,7 +134,6 @@ func TestRunErrors(t *testing.T) {
 Usage: toolscope run [flags] "request"`},
 		{"unknown flag", []string{"run", "--nope", "hi"}, exitUsage, "flag provided but not defined: -nope"},
 		{"unknown command", []string{"fly"}, exitUsage, `unknown command "fly"`},
-		{"empty request", []string{"run", ""}, exitUsage, "wrong arguments"},
 		{"chat takes no request", []string{"chat", "hi"}, exitUsage, "toolscope chat: wrong arguments"},
 		{"unknown backend", []string{"run", "--backend", "gpt", "hi"}, exitUsage, `--backend "gpt" is unknown: use ollama, demo or auto`},
 		{"bad mode", []string{"run", "--mode", "fast", "hi"}, exitUsage, `--mode "fast" is unknown`},
@@ -150,6 +151,44 @@ Usage: toolscope run [flags] "request"`},
 				t.Fatalf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, c.code, c.want)
 			}
 		})
+	}
+}
+
+// Every value out of range is refused before anything starts, with exit
+// 2 and one line naming the flag, not the whole usage.
+func TestBadValuesAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--max-rounds", "0", "hi"}, "toolscope run: --max-rounds 0 must be from 1 to 50\n"},
+		{[]string{"run", "--max-rounds", "-5", "hi"}, "toolscope run: --max-rounds -5 must be from 1 to 50\n"},
+		{[]string{"run", "--max-rounds", "1000", "hi"}, "toolscope run: --max-rounds 1000 must be from 1 to 50\n"},
+		{[]string{"chat", "--max-rounds", "0"}, "toolscope chat: --max-rounds 0 must be from 1 to 50\n"},
+		{[]string{"run", "--tool-delay", "-1s", "hi"}, "toolscope run: --tool-delay -1s must be from 0 to 60s\n"},
+		{[]string{"run", "--tool-timeout", "0", "hi"}, "toolscope run: --tool-timeout 0s must be more than 0\n"},
+		{[]string{"run", "--demo-delay", "-1s", "hi"}, "toolscope run: --demo-delay -1s must not be negative\n"},
+		{[]string{"serve", "--keep-runs", "-5"}, "toolscope serve: --keep-runs -5 must be 0 or more\n"},
+		{[]string{"serve", "--max-rounds", "0", "--keep-runs", "-1"}, "toolscope serve: --max-rounds 0 must be from 1 to 50\ntoolscope serve: --keep-runs -1 must be 0 or more\n"},
+		{[]string{"run", "--backend", "demo", "--mode", "chat", "hi"}, "toolscope run: --mode \"chat\" is not available: the demo model has no chat mode\n"},
+		{[]string{"run", ""}, "toolscope run: the request is empty\n"},
+		{[]string{"run", " \n\t"}, "toolscope run: the request is empty\n"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := toolscope(t, "", c.args...)
+			if r.code != exitUsage || r.stderr != c.want {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q alone", r.code, r.stderr, exitUsage, c.want)
+			}
+		})
+	}
+}
+
+// The demo model has no chat mode: --mode chat for Ollama still starts
+// when auto falls back to the demo model, and says it does not apply.
+func TestModeChatOnFallbackSaysItDoesNotApply(t *testing.T) {
+	r := toolscope(t, "", "run", "--mode", "chat", "--ollama-host", nettest.ClosedAddress(t), "--demo-delay", "0", "hello")
+	if r.code != exitOK || !strings.Contains(r.stderr, "--mode chat does not apply: the demo model has no chat mode") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
 
@@ -171,6 +210,9 @@ func TestChatKeepsHistory(t *testing.T) {
 	}
 	if r.stdout != "Hello!\nYou said hi.\nFresh.\n" {
 		t.Fatalf("stdout = %q", r.stdout)
+	}
+	if n := strings.Count(r.stderr, "tools: "); n != 1 {
+		t.Errorf("the tools line came %d times, want once at the start:\n%s", n, r.stderr)
 	}
 	requests := server.Requests()
 	if !strings.Contains(requests[1].Prompt, "Hello!") {
@@ -270,6 +312,44 @@ func TestRunWithMCPCalculator(t *testing.T) {
 	}
 }
 
+// The documented --mcp "toolscope mcp calculator" runs this very binary,
+// though set-ups such as ./start.sh never put it on PATH, and names the
+// server calculator whatever the binary is called.
+func TestMCPCommandToolscopeIsThisBinary(t *testing.T) {
+	renamed := filepath.Join(t.TempDir(), "toolscope-build")
+	if err := os.Link(binary, renamed); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := mcp.ParseFlag("toolscope mcp calculator", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := engine.Settings{Backend: engine.BackendDemo, MCP: []mcp.ServerSpec{spec}}
+	e, err := engine.Start(t.Context(), s, nil, engine.WithProgram("toolscope", renamed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	servers := e.MCPServers()
+	if len(servers) != 1 || servers[0].State != mcp.StateReady || servers[0].Name != "calculator" ||
+		servers[0].Target != renamed+" mcp calculator" {
+		t.Fatalf("servers = %+v, want calculator ready, run by %s", servers, renamed)
+	}
+
+	server := ollamatest.New(t)
+	server.Reply(
+		ollamatest.Reply{Text: "<tool_call>\n{\"name\": \"multiply\", \"arguments\": {\"a\": 15, \"b\": 27}}\n</tool_call>"},
+		ollamatest.Reply{Text: "405."},
+	)
+	cmd := exec.Command(renamed, "run", "--ollama-host", server.Host(), "--mcp", "toolscope mcp calculator", "What is 15 times 27?")
+	cmd.Env = append(os.Environ(), "PATH="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "mcp: "+renamed+" mcp calculator - add, divide, multiply") ||
+		!strings.Contains(string(out), "tool: multiply({\"a\":15,\"b\":27}) = 405") {
+		t.Fatalf("with no toolscope on PATH: %v\n%s", err, out)
+	}
+}
+
 func TestMCPServerFailureIsReported(t *testing.T) {
 	server := ollamatest.New(t)
 	server.Reply(ollamatest.Reply{Text: "Hi."})
@@ -319,6 +399,57 @@ func TestChatStopsOnCtrlCAtThePrompt(t *testing.T) {
 	err = cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
 		t.Fatalf("exit code %d (%v), want %d", code, err, exitInterrupted)
+	}
+}
+
+// Ctrl-C during a run stops the run, and the chat goes on with its
+// history: the next request is answered, knowing the last was stopped.
+func TestChatCtrlCStopsTheRunNotTheChat(t *testing.T) {
+	cmd := exec.Command(binary, "chat", "--backend", "demo", "--demo-delay", "0", "--tool-delay", "1m", "--json")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	events := json.NewDecoder(stdout)
+	next := func(typ agent.Type) agent.Event {
+		t.Helper()
+		for {
+			var e agent.Event
+			if err := events.Decode(&e); err != nil {
+				t.Fatalf("no %s event: %v", typ, err)
+			}
+			if e.Type == typ {
+				return e
+			}
+		}
+	}
+	io.WriteString(stdin, "Send an email to john@example.com about the launch\n")
+	next(agent.ToolStarted)
+	cmd.Process.Signal(os.Interrupt)
+	if e := next(agent.RunFinished); e.Reason != agent.Cancelled {
+		t.Fatalf("run_finished = %+v, want cancelled", e)
+	}
+	io.WriteString(stdin, "hello\n")
+	round := next(agent.RoundStarted)
+	if msgs := round.Input.Messages; len(msgs) < 2 || msgs[len(msgs)-2].Content != "(stopped by the user)" {
+		t.Errorf("the next request does not follow the stopped turn's close: %+v", msgs)
+	}
+	if e := next(agent.RunFinished); e.Reason != agent.Answered {
+		t.Fatalf("run_finished = %+v, want the next request answered", e)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("chat did not end cleanly at the end of its input: %v", err)
 	}
 }
 

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/frontend/terminal"
@@ -14,6 +16,10 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	positional, code, ok := c.parse(args, 1)
 	if !ok {
 		return code
+	}
+	if strings.TrimSpace(positional[0]) == "" {
+		fmt.Fprintln(stderr, "toolscope run: the request is empty")
+		return exitUsage
 	}
 	a, closeEngine, code, ok := c.startAgent(ctx)
 	if !ok {

@@ -25,6 +25,9 @@ type Renderer struct {
 
 	thinking bool            // a thinking line is open on Log
 	said     strings.Builder // the round's text outside tool calls
+	// header is the model and tools lines last written: a chat's runs
+	// share them, and they are said again only when they change.
+	header string
 }
 
 // Render writes one event.
@@ -63,13 +66,18 @@ func (r *Renderer) Render(e agent.Event) {
 }
 
 func (r *Renderer) runStarted(run *agent.RunInfo) {
+	var header string
 	switch {
 	case run.Demo:
-		fmt.Fprintf(r.Log, "model: %s, the offline demo model (scripted, not a real LLM)\n", run.Model)
+		header = fmt.Sprintf("model: %s, the offline demo model (scripted, not a real LLM)\n", run.Model)
 	case r.Verbose:
-		fmt.Fprintf(r.Log, "model: %s on %s, %s mode\n", run.Model, run.Backend, run.Mode)
+		header = fmt.Sprintf("model: %s on %s, %s mode\n", run.Model, run.Backend, run.Mode)
 	}
-	fmt.Fprintf(r.Log, "tools: %s\n", strings.Join(run.Tools, ", "))
+	header += fmt.Sprintf("tools: %s\n", strings.Join(run.Tools, ", "))
+	if header != r.header {
+		fmt.Fprint(r.Log, header)
+		r.header = header
+	}
 }
 
 func (r *Renderer) thought(text string) {
@@ -109,9 +117,9 @@ func (r *Renderer) runFinished(e agent.Event) {
 	case agent.Answered:
 		fmt.Fprintln(r.Out, printable(e.Text))
 	case agent.MaxRounds:
-		fmt.Fprintf(r.Log, "stopped: the model still called tools after %d rounds (raise --max-rounds)\n", e.Rounds)
+		fmt.Fprintf(r.Log, "stopped: the model still called tools after %s (raise --max-rounds)\n", plural(e.Rounds, "round"))
 	case agent.Cancelled:
-		fmt.Fprintln(r.Log, "stopped: cancelled")
+		fmt.Fprintln(r.Log, "stopped by the user")
 	}
 }
 
@@ -142,6 +150,14 @@ func flagChange(setting llm.Setting, value string) string {
 		return "run with " + flag + "=" + value // a bool flag takes no separate value
 	}
 	return "run with " + flag + " " + value
+}
+
+// plural counts n of a thing: "1 round", "2 rounds".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // oneLine folds a multi-line text into one line for a log.

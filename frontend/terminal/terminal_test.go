@@ -54,17 +54,35 @@ round 1: 300 prompt tokens, 42 output tokens, 21.0 tok/s, first token after 120 
 func TestRendererStops(t *testing.T) {
 	for _, c := range []struct {
 		reason agent.Reason
+		rounds int
 		want   string
 	}{
-		{agent.MaxRounds, "stopped: the model still called tools after 8 rounds (raise --max-rounds)\n"},
-		{agent.Cancelled, "stopped: cancelled\n"},
+		{agent.MaxRounds, 8, "stopped: the model still called tools after 8 rounds (raise --max-rounds)\n"},
+		{agent.MaxRounds, 1, "stopped: the model still called tools after 1 round (raise --max-rounds)\n"},
+		{agent.Cancelled, 1, "stopped by the user\n"},
 	} {
 		var out, log strings.Builder
 		r := &Renderer{Out: &out, Log: &log}
-		r.Render(agent.Event{Type: agent.RunFinished, Reason: c.reason, Rounds: 8})
+		r.Render(agent.Event{Type: agent.RunFinished, Reason: c.reason, Rounds: c.rounds})
 		if out.String() != "" || log.String() != c.want {
 			t.Errorf("%s: stdout %q, log %q; want log %q", c.reason, out.String(), log.String(), c.want)
 		}
+	}
+}
+
+// A chat renders many runs with one Renderer: the model and tools lines
+// come once, and again only when they change.
+func TestRendererSaysModelAndToolsOnce(t *testing.T) {
+	var out, log strings.Builder
+	r := &Renderer{Out: &out, Log: &log}
+	demo := llm.Info{Backend: "demo", Model: "toolscope-demo", Demo: true}
+	for _, tools := range [][]string{{"send_mail"}, {"send_mail"}, {"send_mail", "multiply"}} {
+		r.Render(agent.Event{Type: agent.RunStarted, Run: &agent.RunInfo{Info: demo, Tools: tools}})
+	}
+	want := "model: toolscope-demo, the offline demo model (scripted, not a real LLM)\ntools: send_mail\n" +
+		"model: toolscope-demo, the offline demo model (scripted, not a real LLM)\ntools: send_mail, multiply\n"
+	if log.String() != want {
+		t.Errorf("log\n got: %q\nwant: %q", log.String(), want)
 	}
 }
 

@@ -418,7 +418,7 @@ func TestCancellationReachesTheServer(t *testing.T) {
 	}()
 	waitForLog(t, hub, startedLine)
 	cancel()
-	wantError(t, <-result, `the call to wait on MCP server "slow" was cancelled`)
+	wantError(t, <-result, `the call to wait on MCP server "slow" was stopped before it answered`)
 	waitForLog(t, hub, cancelledLine)
 	mu.Lock()
 	defer mu.Unlock()
@@ -432,7 +432,7 @@ func TestCallTimeout(t *testing.T) {
 	opts.Timeout = 50 * time.Millisecond
 	hub := connect(t, opts, stdio("slow"))
 	_, err, _ := call(t, find(t, hub, "wait"), `{}`)
-	wantError(t, err, `MCP server "slow" did not answer the call to wait within 50ms`, "--mcp-timeout")
+	wantError(t, err, `MCP server "slow" did not answer the call to wait within 50ms`, "a longer tool timeout")
 }
 
 // waitForLog waits until the hub's first server has logged line.

@@ -66,6 +66,16 @@ func (s ServerSpec) name() string {
 	return "server"
 }
 
+// RunBy returns s with its command run by program instead, such as the
+// full path of a program not on PATH. The server keeps the name its
+// command gave it: "calculator" for "toolscope mcp calculator", whatever
+// program is called.
+func (s ServerSpec) RunBy(program string) ServerSpec {
+	s.Name = s.name()
+	s.Command = program
+	return s
+}
+
 // target is what a person would recognise the server by: its command line
 // or its URL.
 func (s ServerSpec) target() string {

@@ -124,9 +124,11 @@ func (s *server) abandoned(tool string, cause error, tapped *tappedCall) error {
 	case <-time.After(cancelNoticeWait):
 	}
 	if errors.Is(cause, errCallTimeout) {
-		return fmt.Errorf("MCP server %q did not answer the call to %s within %s, so toolscope cancelled it; if the tool is just slow, allow it more time with --mcp-timeout", s.name, tool, s.opts.Timeout)
+		return fmt.Errorf("MCP server %q did not answer the call to %s within %s, so toolscope cancelled it; if the tool is just slow, allow it a longer tool timeout", s.name, tool, s.opts.Timeout)
 	}
-	return fmt.Errorf("the call to %s on MCP server %q was cancelled: %w", tool, s.name, cause)
+	// cause is a context error: its text ("context canceled") says nothing
+	// a person or a model can act on.
+	return fmt.Errorf("the call to %s on MCP server %q was stopped before it answered", tool, s.name)
 }
 
 // resultText is the text of a tool result, one line or paragraph per
