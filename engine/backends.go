@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -75,3 +77,55 @@ func newBackend(k backendKey) (llm.Backend, error) {
 
 // errUnsettled is never seen by users: Agent settles BackendAuto first.
 var errUnsettled = errors.New("engine: backend auto reached the backend cache unsettled")
+
+// ModelError is a request's model that its backend does not serve.
+type ModelError struct {
+	Model  string
+	Served []string // the models it does serve
+}
+
+func (e *ModelError) Error() string {
+	if len(e.Served) == 0 {
+		return fmt.Sprintf("model %q is not served here, and no model is: pull one with 'ollama pull'", e.Model)
+	}
+	return fmt.Sprintf("model %q is not served here: use %s", e.Model, either(e.Served))
+}
+
+// CheckModel reports a *ModelError when s names a model other than the
+// engine's own that s's backend does not serve, so that no backend is
+// built for a name a request made up. The demo backend serves only its
+// own model. Other errors say why the list could not be had.
+func (e *Engine) CheckModel(ctx context.Context, s Settings) error {
+	s = s.withDefaults()
+	if s.Model == e.settings.Model {
+		return nil
+	}
+	if s.Backend == BackendAuto {
+		s.Backend = e.settings.Backend
+	}
+	var served []string
+	switch s.Backend {
+	case BackendDemo:
+		b, err := e.backend(s)
+		if err != nil {
+			return err
+		}
+		served = []string{b.Info().Model}
+	case BackendOllama:
+		// The engine's own model's backend asks: a made-up name must not
+		// get a cache entry of its own.
+		b, err := e.backend(Settings{Backend: BackendOllama, OllamaHost: s.OllamaHost, Model: e.settings.Model, Mode: s.Mode})
+		if err != nil {
+			return err
+		}
+		if served, err = b.(*ollama.Backend).Models(ctx); err != nil {
+			return err
+		}
+	}
+	for _, m := range served {
+		if m == s.Model || m == s.Model+":latest" {
+			return nil
+		}
+	}
+	return &ModelError{Model: s.Model, Served: served}
+}

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ type Engine struct {
 	hub      *mcp.Hub // nil without MCP servers
 	tools    []tools.Tool
 	backends *backendCache
+	programs map[string]string // an MCP command's program name → what runs it
 }
 
 // Fallback says why BackendAuto chose the demo model.
@@ -77,6 +79,19 @@ func WithTools(ts ...tools.Tool) Option {
 	return func(e *Engine) { e.tools = ts }
 }
 
+// WithProgram runs path for an MCP server whose command is the bare
+// program name, as in "toolscope mcp calculator": a program that serves
+// MCP itself need not be on PATH, and the servers it starts are the same
+// build as the program, whatever stands first on PATH.
+func WithProgram(name, path string) Option {
+	return func(e *Engine) {
+		if e.programs == nil {
+			e.programs = map[string]string{}
+		}
+		e.programs[name] = path
+	}
+}
+
 // Start checks s, settles BackendAuto, and connects the MCP servers,
 // saying on log which are ready and which failed. A failed MCP server is
 // reported, not fatal; a bad setting (a *SettingError) or an unreadable
@@ -107,12 +122,27 @@ func Start(ctx context.Context, s Settings, log io.Writer, opts ...Option) (*Eng
 		if e.fallback != nil {
 			fmt.Fprintln(log, e.fallback)
 		}
+		if e.fallback != nil && e.settings.Mode == llm.ModeChat {
+			e.settings.Mode = llm.ModeRaw
+			fmt.Fprintln(log, "Chat mode does not apply: "+noDemoChat+"; it reads the raw prompt.")
+		}
 	}
 	if len(specs) > 0 {
-		e.hub, _ = mcp.Connect(ctx, specs, mcp.Options{Timeout: s.ToolTimeout})
+		e.hub, _ = mcp.Connect(ctx, e.resolve(specs), mcp.Options{Timeout: s.ToolTimeout})
 		e.reportMCP(log)
 	}
 	return e, nil
+}
+
+// resolve returns specs with the programs of WithProgram in place.
+func (e *Engine) resolve(specs []mcp.ServerSpec) []mcp.ServerSpec {
+	out := slices.Clone(specs) // specs may be the caller's Settings.MCP
+	for i, spec := range out {
+		if path, ok := e.programs[spec.Command]; ok && spec.URL == "" {
+			out[i] = spec.RunBy(path)
+		}
+	}
+	return out
 }
 
 // settleAuto chooses Ollama when it answers and has the model, else the
@@ -192,11 +222,11 @@ func (e *Engine) MCPServers() []mcp.ServerInfo {
 // is not valid.
 func (e *Engine) Agent(s Settings) (*agent.Agent, error) {
 	s = s.withDefaults()
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
 	if s.Backend == BackendAuto {
 		s.Backend = e.settings.Backend
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
 	}
 	backend, err := e.backend(s)
 	if err != nil {

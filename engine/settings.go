@@ -24,6 +24,10 @@ const (
 	BackendAuto = "auto"
 )
 
+// noDemoChat is why chat mode and the demo model do not go together: chat
+// mode hands the messages to Ollama to render, and the demo has no Ollama.
+const noDemoChat = "the demo model has no chat mode"
+
 // DefaultModel is the Ollama model run when Settings.Model is empty.
 const DefaultModel = ollama.DefaultModel
 
@@ -160,6 +164,9 @@ func (s Settings) ValidateAsWritten() error {
 	}
 	if !slices.Contains(allowed.Modes, s.Mode) {
 		bad(SettingMode, strconv.Quote(string(s.Mode)), "is unknown: use "+either(allowed.Modes))
+	}
+	if s.Backend == BackendDemo && s.Mode == llm.ModeChat {
+		bad(SettingMode, strconv.Quote(string(s.Mode)), "is not available: "+noDemoChat)
 	}
 	if int(s.Dialect) >= len(allowed.Dialects) {
 		bad(SettingDialect, s.Dialect.String(), "is unknown: use "+either(allowed.Dialects))

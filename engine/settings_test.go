@@ -42,8 +42,16 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	}
 }
 
+func TestDemoHasNoChatMode(t *testing.T) {
+	err := engine.Settings{Backend: engine.BackendDemo, Mode: llm.ModeChat}.Validate()
+	var se *engine.SettingError
+	if !errors.As(err, &se) || se.Setting != engine.SettingMode || !strings.Contains(se.Problem, "no chat mode") {
+		t.Fatalf("demo with chat mode: %v, want a mode SettingError", err)
+	}
+}
+
 func TestZeroSettingsAreValid(t *testing.T) {
-	for _, s := range []engine.Settings{{}, engine.Defaults(), {Backend: engine.BackendDemo, Mode: llm.ModeChat, MaxRounds: 50, ToolDelay: time.Minute}} {
+	for _, s := range []engine.Settings{{}, engine.Defaults(), {Backend: engine.BackendOllama, Mode: llm.ModeChat, MaxRounds: 50, ToolDelay: time.Minute}} {
 		if err := s.Validate(); err != nil {
 			t.Errorf("%+v: %v", s, err)
 		}

@@ -15,7 +15,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"iter"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -27,20 +29,26 @@ var (
 	ErrUnknownConversation = errors.New("no such conversation: it may have expired; start a new one")
 	ErrBusy                = errors.New("the conversation has a run in progress: wait for it or cancel it")
 	ErrClosed              = errors.New("the server is shutting down")
+	// ErrTooManyRuns: Limits.MaxLive runs are in progress.
+	ErrTooManyRuns = errors.New("too many runs are in progress: wait for one to finish and try again")
 )
 
 // Hub starts runs and keeps them, and their conversations, until they are
 // evicted. It is safe for concurrent use.
 type Hub struct {
 	keep   int
+	limits Limits
 	ctx    context.Context // ends when the Hub closes, cancelling every run
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu       sync.Mutex
-	runs     map[string]*Run
-	finished []string // run IDs, oldest first, for eviction
-	convs    map[string]*conversation
+	mu        sync.Mutex
+	runs      map[string]*Run
+	finished  []string // run IDs, oldest first, for eviction
+	keptBytes int      // the size of the finished runs kept
+	live      int      // runs in progress
+	onIdle    []func()
+	convs     map[string]*conversation
 }
 
 type conversation struct {
@@ -50,10 +58,15 @@ type conversation struct {
 }
 
 // NewHub returns a Hub that keeps at most keep finished runs, dropping the
-// oldest first. Runs in progress are always kept.
-func NewHub(keep int) *Hub {
+// oldest first, within the limits (zero fields take the defaults). Runs
+// in progress are always kept.
+func NewHub(keep int, limits ...Limits) *Hub {
+	var l Limits
+	if len(limits) > 0 {
+		l = limits[0]
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Hub{keep: max(keep, 1), ctx: ctx, cancel: cancel,
+	return &Hub{keep: max(keep, 1), limits: l.withDefaults(), ctx: ctx, cancel: cancel,
 		runs: map[string]*Run{}, convs: map[string]*conversation{}}
 }
 
@@ -73,6 +86,9 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 	if h.ctx.Err() != nil {
 		return nil, ErrClosed
 	}
+	if h.live >= h.limits.MaxLive {
+		return nil, ErrTooManyRuns
+	}
 	convID := spec.ConversationID
 	conv := h.convs[convID]
 	switch {
@@ -87,9 +103,11 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 	}
 	conv.busy = true
 	conv.runs++
+	h.live++
 
 	ctx, cancel := context.WithCancel(h.ctx)
-	r := &Run{ID: newID("r"), ConversationID: convID, Message: spec.Message, cancel: cancel, changed: make(chan struct{})}
+	r := &Run{ID: newID("r"), ConversationID: convID, Message: spec.Message, cancel: cancel,
+		changed: make(chan struct{}), limits: h.limits}
 	h.runs[r.ID] = r
 	h.wg.Add(1)
 	go func() {
@@ -115,14 +133,22 @@ func (h *Hub) release(conv *conversation) {
 	conv.busy = false
 }
 
-// retire evicts the oldest finished runs.
+// retire evicts the oldest finished runs, past the count or the bytes to
+// keep.
 func (h *Hub) retire(r *Run) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.live--; h.live == 0 {
+		for _, fn := range h.onIdle {
+			go fn()
+		}
+	}
 	h.finished = append(h.finished, r.ID)
-	for len(h.finished) > h.keep {
+	h.keptBytes += r.size()
+	for len(h.finished) > h.keep || h.keptBytes > h.limits.KeepBytes && len(h.finished) > 1 {
 		old := h.runs[h.finished[0]]
 		h.finished = h.finished[1:]
+		h.keptBytes -= old.size()
 		delete(h.runs, old.ID)
 		c := h.convs[old.ConversationID]
 		if c.runs--; c.runs == 0 && !c.busy {
@@ -139,13 +165,43 @@ func (h *Hub) Get(id string) (*Run, bool) {
 	return r, ok
 }
 
+// OnIdle registers fn to be called, on a goroutine of its own, each time
+// the last run in progress ends.
+func (h *Hub) OnIdle(fn func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.onIdle = append(h.onIdle, fn)
+}
+
+// Live returns the number of runs in progress.
+func (h *Hub) Live() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.live
+}
+
 // Close cancels every run and waits for them to end.
-func (h *Hub) Close() {
+func (h *Hub) Close() { _ = h.Shutdown(context.Background()) }
+
+// Shutdown cancels every run and waits for them to end, or for ctx to end:
+// a tool that ignores cancellation must not hold a program's exit. Its
+// error then says how many runs were still going.
+func (h *Hub) Shutdown(ctx context.Context) error {
 	// Under the lock, so that no Start is between its check and wg.Add.
 	h.mu.Lock()
 	h.cancel()
 	h.mu.Unlock()
-	h.wg.Wait()
+	ended := make(chan struct{})
+	go func() {
+		h.wg.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%d runs did not end when cancelled: %w", h.Live(), ctx.Err())
+	}
 }
 
 // Run is one request being answered, or answered.
@@ -155,8 +211,12 @@ type Run struct {
 	Message        string
 	cancel         context.CancelFunc
 
+	limits Limits
+
 	mu      sync.Mutex
-	events  []agent.Event
+	events  []Encoded
+	bytes   int           // the size of the events' JSON
+	over    error         // a *LimitError once the run outgrew its limits
 	changed chan struct{} // closed and replaced when events are added
 	done    bool
 	result  agent.Result
@@ -167,7 +227,20 @@ type Run struct {
 func (r *Run) append(e agent.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, e)
+	if r.over != nil && e.Type != agent.RunFinished {
+		return // the run is being stopped; only its end is still told
+	}
+	e.Seq = len(r.events) + 1
+	enc := encode(e)
+	// Room is left for the error and run_finished.
+	if e.Type != agent.RunFinished && r.over == nil &&
+		(len(r.events)+3 > r.limits.MaxRunEvents || r.bytes+len(enc.JSON) > r.limits.MaxRunBytes) {
+		r.over = r.limits.exceeded(len(r.events), r.bytes)
+		enc = encode(agent.Event{Seq: e.Seq, Type: agent.Error, AtMS: e.AtMS, Round: e.Round, Error: r.over.Error()})
+		r.cancel()
+	}
+	r.events = append(r.events, enc)
+	r.bytes += len(enc.JSON)
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
@@ -175,15 +248,54 @@ func (r *Run) append(e agent.Event) {
 func (r *Run) finish(res agent.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.over != nil {
+		res.Err = r.over
+	}
+	// Kept for a while yet: without the room append left to grow into.
+	r.events = slices.Clone(r.events)
 	r.done, r.result = true, res
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
 
-// Cancel stops the run: its model request and any running tool.
-func (r *Run) Cancel() { r.cancel() }
+// size returns the size of the run's events, as the limits count it.
+func (r *Run) size() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bytes
+}
 
-// Events yields the run's events after sequence number after (0 for all):
+// Cancel stops the run: its model request and any running tool. It
+// reports whether the run was still in progress; cancelling a finished
+// run does nothing.
+func (r *Run) Cancel() bool {
+	r.mu.Lock()
+	done := r.done
+	r.mu.Unlock()
+	r.cancel()
+	return !done
+}
+
+// Recorded returns the number of events recorded so far, which is also
+// the sequence number of the last one.
+func (r *Run) Recorded() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.events)
+}
+
+// Events is [Run.Encoded] with each event decoded.
+func (r *Run) Events(ctx context.Context, after int) iter.Seq[agent.Event] {
+	return func(yield func(agent.Event) bool) {
+		for enc := range r.Encoded(ctx, after) {
+			if !yield(enc.Event()) {
+				return
+			}
+		}
+	}
+}
+
+// Encoded yields the run's events after sequence number after (0 for all):
 // first those already recorded, then the live ones as they arrive. The
 // iteration ends when the run has finished and its last event has been
 // yielded, when ctx ends, or when the loop breaks; none of these affects
@@ -191,8 +303,8 @@ func (r *Run) Cancel() { r.cancel() }
 //
 // Each iteration counts as a viewer (see [Run.Viewers]) from its first
 // step until it ends, however it ends.
-func (r *Run) Events(ctx context.Context, after int) iter.Seq[agent.Event] {
-	return func(yield func(agent.Event) bool) {
+func (r *Run) Encoded(ctx context.Context, after int) iter.Seq[Encoded] {
+	return func(yield func(Encoded) bool) {
 		r.viewers.Add(1)
 		defer r.viewers.Add(-1)
 		next := max(after, 0)
@@ -219,13 +331,14 @@ func (r *Run) Events(ctx context.Context, after int) iter.Seq[agent.Event] {
 	}
 }
 
-// Viewers returns the number of iterations of [Run.Events] in progress.
+// Viewers returns the number of iterations of [Run.Encoded] (and so of
+// [Run.Events]) in progress.
 func (r *Run) Viewers() int { return int(r.viewers.Load()) }
 
 // since returns the events after sequence number seq, a channel that is
 // closed when more arrive, and whether the run has finished (then no more
 // will).
-func (r *Run) since(seq int) (events []agent.Event, changed <-chan struct{}, done bool) {
+func (r *Run) since(seq int) (events []Encoded, changed <-chan struct{}, done bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// Events are numbered 1, 2, … in order, so seq is also an index.
@@ -253,7 +366,10 @@ func (r *Run) Snapshot() Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := Snapshot{ID: r.ID, ConversationID: r.ConversationID, Message: r.Message, Done: r.done,
-		Events: r.events[:len(r.events):len(r.events)]}
+		Events: make([]agent.Event, len(r.events))}
+	for i, enc := range r.events {
+		s.Events[i] = enc.Event()
+	}
 	if r.done {
 		s.Reason, s.Answer, s.Rounds = r.result.Reason, r.result.Text, r.result.Rounds
 		if r.result.Err != nil {

@@ -181,13 +181,18 @@ func TestViewerThatNeverReadsIsDropped(t *testing.T) {
 	ts := start(t, setup{
 		settings: engine.Settings{Backend: engine.BackendOllama, OllamaHost: model.Host()},
 		tools:    []tools.Tool{g.Tool()},
-		config:   func(c *server.Config) { c.WriteTimeout = 200 * time.Millisecond },
+		config:   func(c *server.Config) { c.WriteTimeout = 500 * time.Millisecond },
 	})
 	// Megabytes of events, far past any socket buffer, then a held tool.
 	call := `<tool_call>{"name": "send_mail", "arguments": {}}</tool_call>`
 	model.Reply(ollamatest.Reply{
-		Text:  strings.Repeat("y", 2<<20) + call,
-		Split: func(s string) []string { return []string{s[:len(s)-len(call)], call} },
+		Text: strings.Repeat("y", 2<<20) + call,
+		Split: func(s string) []string {
+			if body, ok := strings.CutSuffix(s, call); ok {
+				return []string{body, call}
+			}
+			return []string{s}
+		},
 	})
 	id, _ := ts.startRun(t, `{"message": "Send an email"}`)
 	<-g.Started
@@ -204,4 +209,33 @@ func TestViewerThatNeverReadsIsDropped(t *testing.T) {
 	fmt.Fprintf(c, "GET /api/runs/%s/events HTTP/1.1\r\nHost: %s\r\n\r\n", id, addr)
 	waitForViewers(t, run, 1)
 	waitForViewers(t, run, 0)
+}
+
+// The write timeout bounds each write of an event stream, not the stream:
+// a viewer that keeps reading follows a run for longer than it.
+func TestStreamOutlivesTheWriteTimeout(t *testing.T) {
+	g := toolstest.NewGate("send_mail")
+	ts := start(t, setup{tools: []tools.Tool{g.Tool()}, heartbeat: 5 * time.Millisecond, config: func(c *server.Config) {
+		c.WriteTimeout = 100 * time.Millisecond
+	}})
+	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
+	<-g.Started
+	resp, body := openStream(t, ts, id, 0)
+	defer resp.Body.Close()
+	beats := 0
+	for {
+		line, err := body.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream ended after %d heartbeats, before the run: %v", beats, err)
+		}
+		// 60 heartbeats, 5 ms apart at the least, outlast the timeout.
+		if line == ": heartbeat\n" {
+			if beats++; beats == 60 {
+				g.Release()
+			}
+		}
+		if line == "event: run_finished\n" {
+			return
+		}
+	}
 }

@@ -29,13 +29,18 @@ const (
 // backlog until descriptors are free again. It also refuses connections
 // past max with a 503 JSON answer, so that the limit is reached here, on
 // purpose, rather than at the descriptor limit.
+//
+// It gives each connection firstByte to start its request: fasthttp sets
+// its read timeout only once a request has begun when it reduces memory
+// use, so a client that connects and says nothing would stay forever.
 type guardedListener struct {
 	net.Listener
-	slots chan struct{} // one per connection being served
+	slots     chan struct{} // one per connection being served
+	firstByte time.Duration
 }
 
-func guardListener(ln net.Listener, max int) *guardedListener {
-	return &guardedListener{Listener: ln, slots: make(chan struct{}, max)}
+func guardListener(ln net.Listener, max int, firstByte time.Duration) *guardedListener {
+	return &guardedListener{Listener: ln, slots: make(chan struct{}, max), firstByte: firstByte}
 }
 
 // Accept returns the next connection within the cap. It returns an error
@@ -55,6 +60,7 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 		pause = 0
 		select {
 		case l.slots <- struct{}{}:
+			_ = c.SetReadDeadline(time.Now().Add(l.firstByte))
 			return &countedConn{Conn: c, release: func() { <-l.slots }}, nil
 		default:
 			refuse(c)

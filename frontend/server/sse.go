@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/runs"
 )
 
@@ -27,6 +25,10 @@ func (s *Server) streamEvents(c *fiber.Ctx) error {
 	from, err := lastEventID(c)
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+	}
+	if n := run.Recorded(); from > n {
+		// A stream that ended at once would look like a finished run.
+		return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf("Last-Event-ID %d is past the run's last event, %d", from, n))
 	}
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
@@ -82,7 +84,7 @@ func stream(w *bufio.Writer, run *runs.Run, seq int, heartbeat time.Duration, re
 	wg.Go(func() { out.beat(ctx, heartbeat) })
 	defer wg.Wait() // fasthttp reuses w once this function returns
 	defer cancel()
-	for e := range run.Events(ctx, seq) {
+	for e := range run.Encoded(ctx, seq) {
 		out.event(e)
 	}
 }
@@ -99,15 +101,21 @@ type sseWriter struct {
 }
 
 // event sends e: `id:` is its sequence number, `event:` its type, `data:`
-// its JSON.
-func (s *sseWriter) event(e agent.Event) {
-	data, err := json.Marshal(e)
-	if err != nil {
-		s.gone() // a stream with a hole would mislead its viewer
-		return
-	}
-	// JSON holds no raw newline, so data fits one SSE data line.
-	s.send(fmt.Appendf(nil, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, data))
+// its JSON, which holds no raw newline and so fits one data line. The
+// frame is written in pieces: nothing is allocated per event and viewer.
+func (s *sseWriter) event(e runs.Encoded) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.renew()
+	var seq [20]byte
+	s.w.WriteString("id: ")
+	s.w.Write(strconv.AppendInt(seq[:0], int64(e.Seq), 10))
+	s.w.WriteString("\nevent: ")
+	s.w.WriteString(string(e.Type))
+	s.w.WriteString("\ndata: ")
+	s.w.Write(e.JSON)
+	s.w.WriteString("\n\n")
+	s.flush()
 }
 
 var heartbeatComment = []byte(": heartbeat\n\n")
@@ -139,11 +147,14 @@ func (s *sseWriter) send(frame []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.renew()
-	_, err := s.w.Write(frame)
-	if err == nil {
-		err = s.w.Flush()
-	}
-	if err != nil {
+	s.w.Write(frame)
+	s.flush()
+}
+
+// flush sends what was written, and notes when. bufio.Writer keeps its
+// first error, so one check here covers the writes before.
+func (s *sseWriter) flush() {
+	if s.w.Flush() != nil {
 		s.gone()
 	}
 	s.last = time.Now()
