@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/frontend/server"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools/mcp"
@@ -47,6 +48,8 @@ type command struct {
 	json, showThinking, verbose bool
 	addr                        string
 	keepRuns                    int
+	allowHosts                  []string
+	auth, noAuth                bool
 }
 
 type flagMeta struct {
@@ -101,7 +104,27 @@ func (c *command) withServer() *command {
 	c.add(groupOutput, "v", "", "log more, such as MCP servers' stderr", (*boolValue)(&c.verbose))
 	c.withEnv(groupServer, "addr", "host:port", "address to listen on", text[string]{&c.addr})
 	c.withEnv(groupServer, "keep-runs", "n", "finished runs kept in memory for viewers and /api/runs/{id}; the oldest go first", (*intValue)(&c.keepRuns))
+	c.withEnv(groupServer, "allow-host", "name", "a host name, such as mylaptop.local, that browsers may open toolscope by, besides localhost and IP addresses (repeatable, or comma-separated)", hostsValue{&c.allowHosts})
+	// No environment variables: turning the token on or off is a choice
+	// for each start, not one to leave in a shell profile.
+	c.add(groupServer, "no-auth", "", "beyond loopback, let anyone who reaches the address start runs and call tools without a token: only on a network you trust", (*boolValue)(&c.noAuth))
+	c.add(groupServer, "auth", "", "ask for a token on loopback too, as behind a tunnel or a reverse proxy", (*boolValue)(&c.auth))
 	return c
+}
+
+// access is who may use a server listening on addr: tokens when it is
+// reachable from other machines (or --auth says so) unless --no-auth.
+func (c *command) access(addr net.Addr) server.Access {
+	a := server.Access{AllowHosts: c.allowHosts, ShareHosts: server.ReachableAt(addr)}
+	if c.auth || server.Exposed(addr) && !c.noAuth {
+		a.Tokens = server.NewTokens()
+	}
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		for _, name := range c.allowHosts {
+			a.ShareHosts = append(a.ShareHosts, net.JoinHostPort(name, strconv.Itoa(tcp.Port)))
+		}
+	}
+	return a
 }
 
 func (c *command) add(group, name, kind, usage string, v flag.Value) {
@@ -127,7 +150,7 @@ func (c *command) parse(args []string, n int) (positional []string, code int, ok
 }
 
 // parseArgs reads flags and positional arguments in any order, as in
-// `toolscope run "request" --json`, and checks that there are n non-empty
+// `toolscope run "request" --json`, and checks that there are n
 // positional arguments. When ok is false the command ends with code;
 // parseArgs has said why.
 func parseArgs(fs *flag.FlagSet, args []string, n int, stderr io.Writer) (positional []string, code int, ok bool) {
@@ -145,7 +168,7 @@ func parseArgs(fs *flag.FlagSet, args []string, n int, stderr io.Writer) (positi
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
-	if len(positional) != n || slices.Contains(positional, "") {
+	if len(positional) != n {
 		fmt.Fprintf(stderr, "toolscope %s: wrong arguments\n", fs.Name())
 		fs.Usage()
 		return nil, exitUsage, false
@@ -174,11 +197,40 @@ func (c *command) start(ctx context.Context) (e *engine.Engine, code int, ok boo
 	if c.verbose {
 		slog.SetLogLoggerLevel(slog.LevelDebug) // MCP servers' stderr, among others
 	}
-	e, err := engine.Start(ctx, c.settings, c.stderr)
+	if err := c.check(); err != nil {
+		return nil, c.report(err), false
+	}
+	e, err := engine.Start(ctx, c.settings, c.stderr, selfAsMCP()...)
 	if err != nil {
 		return nil, c.report(err), false
 	}
 	return e, exitOK, true
+}
+
+// check reports every value the command line gave that cannot be used, as
+// *engine.SettingError values: the settings as written (see
+// engine.Settings.ValidateAsWritten), and the command's own.
+func (c *command) check() error {
+	var errs []error
+	if err := c.settings.ValidateAsWritten(); err != nil {
+		errs = unjoin(err)
+	}
+	if c.keepRuns < 0 {
+		errs = append(errs, &engine.SettingError{Setting: "keep_runs", Value: strconv.Itoa(c.keepRuns), Problem: "must be 0 or more"})
+	}
+	return errors.Join(errs...)
+}
+
+// selfAsMCP has "toolscope" in an MCP command (--mcp "toolscope mcp
+// calculator") run this very binary: set-ups such as ./start.sh build it
+// where PATH does not look, and an older toolscope on PATH may lack a
+// server this one documents.
+func selfAsMCP() []engine.Option {
+	self, err := os.Executable()
+	if err != nil {
+		return nil // then PATH decides, as for any other program
+	}
+	return []engine.Option{engine.WithProgram("toolscope", self)}
 }
 
 // report says what err is, naming bad settings as flags, and returns the
@@ -264,6 +316,9 @@ type (
 		specs     *[]mcp.ServerSpec
 		transport string
 	}
+	// hostsValue adds host names, several at once when separated by
+	// commas, as $TOOLSCOPE_ALLOW_HOST gives them.
+	hostsValue struct{ names *[]string }
 )
 
 func (v text[T]) String() string {
@@ -343,5 +398,22 @@ func (v mcpValue) Set(s string) error {
 		return err
 	}
 	*v.specs = append(*v.specs, spec)
+	return nil
+}
+
+func (v hostsValue) String() string {
+	if v.names == nil {
+		return ""
+	}
+	return strings.Join(*v.names, ",")
+}
+func (v hostsValue) Set(s string) error {
+	for name := range strings.SplitSeq(s, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" || strings.ContainsAny(name, ":/ ") {
+			return fmt.Errorf("%q is not a host name such as mylaptop.local (no scheme, port or path)", name)
+		}
+		*v.names = append(*v.names, name)
+	}
 	return nil
 }

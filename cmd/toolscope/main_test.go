@@ -187,7 +187,7 @@ func TestBadValuesAreRefused(t *testing.T) {
 // when auto falls back to the demo model, and says it does not apply.
 func TestModeChatOnFallbackSaysItDoesNotApply(t *testing.T) {
 	r := toolscope(t, "", "run", "--mode", "chat", "--ollama-host", nettest.ClosedAddress(t), "--demo-delay", "0", "hello")
-	if r.code != exitOK || !strings.Contains(r.stderr, "--mode chat does not apply: the demo model has no chat mode") {
+	if r.code != exitOK || !strings.Contains(r.stderr, "Chat mode does not apply: the demo model has no chat mode") {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/toolscope/toolscope/engine"
@@ -15,8 +16,17 @@ import (
 
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("serve", "[flags]", stderr).withServer()
+	maxLive := runs.DefaultMaxLive
+	c.withEnv(groupServer, "max-live-runs", "n", "runs in progress at once; more are refused (HTTP 429) until one ends", (*intValue)(&maxLive))
 	if _, code, ok := c.parse(args, 0); !ok {
 		return code
+	}
+	if maxLive < 1 {
+		return c.report(&engine.SettingError{Setting: "max_live_runs", Value: strconv.Itoa(maxLive), Problem: "must be 1 or more"})
+	}
+	if c.auth && c.noAuth {
+		fmt.Fprintln(stderr, "toolscope serve: --auth and --no-auth contradict each other: give one")
+		return exitUsage
 	}
 	e, code, ok := c.start(ctx)
 	if !ok {
@@ -28,9 +38,11 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "toolscope: cannot listen on %s: %v (is toolscope already running? pick another --addr)\n", c.addr, err)
 		return exitError
 	}
-	srv := server.New(server.Config{Hub: runs.NewHub(c.keepRuns), Engine: e})
+	access := c.access(ln.Addr())
+	srv := server.New(server.Config{Hub: runs.NewHub(c.keepRuns, runs.Limits{MaxLive: maxLive}), Engine: e, Access: access})
 	info := e.Backend().Info()
 	fmt.Fprintf(stdout, "toolscope is serving http://%s (model %s on %s)\n", ln.Addr(), info.Model, info.Backend)
+	printAccess(stdout, stderr, ln.Addr(), access)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -53,5 +65,36 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 func closeMCP(e *engine.Engine) {
 	if err := e.Close(); err != nil {
 		slog.Warn("closing MCP servers", "error", err)
+	}
+}
+
+// printAccess says how to open a server that asks for tokens: the
+// operator's link and the viewer links to share. One that others can
+// reach without a token gets a warning.
+func printAccess(stdout, stderr io.Writer, addr net.Addr, a server.Access) {
+	local := addr.String()
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+		local = net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+	}
+	hosts, operator := a.ShareHosts, local
+	switch {
+	case len(hosts) == 0: // loopback with --auth, or no network
+		hosts = []string{local}
+	case server.Exposed(addr):
+		operator = hosts[0]
+	}
+	switch {
+	case a.Tokens.Operator != "":
+		fmt.Fprintln(stdout, "Every request needs a token; they are new at each start.")
+		fmt.Fprintf(stdout, "  Yours, to start and stop runs (keep it to yourself):\n    http://%s/?token=%s\n", operator, a.Tokens.Operator)
+		fmt.Fprintln(stdout, "  The class's, to watch only (your page shows it with a QR code):")
+		for _, h := range hosts {
+			fmt.Fprintf(stdout, "    http://%s/?token=%s\n", h, a.Tokens.Viewer)
+		}
+	case server.Exposed(addr):
+		fmt.Fprintf(stderr, "toolscope: WARNING: --no-auth: anyone who can reach %s can start runs, call every tool (MCP servers included) and read the MCP servers' command lines and logs. Use it only on a network you trust.\n", addr)
+		for _, h := range hosts {
+			fmt.Fprintf(stdout, "  open http://%s/\n", h)
+		}
 	}
 }

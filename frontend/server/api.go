@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/mcp"
@@ -54,9 +55,15 @@ func (req *runRequest) settings(base engine.Settings) (engine.Settings, error) {
 	if req.MaxRounds != 0 {
 		o.MaxRounds = &req.MaxRounds
 	}
-	if req.ToolDelayMS != nil {
-		d := time.Duration(*req.ToolDelayMS) * time.Millisecond
-		o.ToolDelay = &d
+	var delayErr error
+	if ms := req.ToolDelayMS; ms != nil {
+		// Checked before it becomes a Duration, which would overflow.
+		if *ms < 0 || int64(*ms) > engine.MaxToolDelay.Milliseconds() {
+			delayErr = &engine.SettingError{Setting: engine.SettingToolDelay}
+		} else {
+			d := time.Duration(*ms) * time.Millisecond
+			o.ToolDelay = &d
+		}
 	}
 	var bad []error
 	if req.Dialect != "" {
@@ -65,7 +72,7 @@ func (req *runRequest) settings(base engine.Settings) (engine.Settings, error) {
 		bad = append(bad, err)
 	}
 	s := base.With(o)
-	bad = append(bad, s.Validate())
+	bad = append(bad, s.Validate(), delayErr)
 	for _, err := range bad {
 		problems = append(problems, req.word(err)...)
 	}
@@ -104,8 +111,12 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// decodeStrict reads exactly one JSON object with only known fields.
+// decodeStrict reads exactly one JSON object with only known fields,
+// named exactly: encoding/json would take "Message" for "message".
 func decodeStrict(body []byte, v any) error {
+	if err := exactKeys(body, v); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -129,6 +140,9 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
+	if err := s.checkModel(c, settings); err != nil {
+		return err
+	}
 	a, err := s.cfg.Engine.Agent(settings)
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
@@ -141,14 +155,34 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusConflict, err.Error())
 	case errors.Is(err, runs.ErrClosed):
 		return fiber.NewError(fiber.StatusServiceUnavailable, err.Error())
+	case errors.Is(err, runs.ErrTooManyRuns):
+		c.Set(fiber.HeaderRetryAfter, "5")
+		return fiber.NewError(fiber.StatusTooManyRequests, err.Error())
 	case err != nil:
 		return err
 	}
+	s.latest.Store(&run.ID)
 	return writeJSON(c, fiber.StatusCreated, fiber.Map{
 		"id":              run.ID,
 		"conversation_id": run.ConversationID,
-		"events":          "/api/runs/" + run.ID + "/events",
+		"events":          eventsPath(run.ID),
 	})
+}
+
+// eventsPath is where a run's events stream.
+func eventsPath(id string) string { return "/api/runs/" + id + "/events" }
+
+// checkModel refuses a model the backend does not serve, listing those
+// it does, so that a page or script can offer them.
+func (s *Server) checkModel(c *fiber.Ctx, settings engine.Settings) error {
+	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
+	defer cancel()
+	err := s.cfg.Engine.CheckModel(ctx, settings)
+	var me *engine.ModelError
+	if err != nil && !errors.As(err, &me) {
+		return fiber.NewError(fiber.StatusBadGateway, err.Error())
+	}
+	return err // errorHandler lists the models served
 }
 
 func (s *Server) lookupRun(c *fiber.Ctx) (*runs.Run, error) {
@@ -172,11 +206,17 @@ func (s *Server) cancelRun(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	run.Cancel()
+	if !run.Cancel() {
+		// Stop pressed as the run finished is a race, not a mistake: 200,
+		// saying that nothing was left to cancel.
+		return writeJSON(c, fiber.StatusOK, fiber.Map{"id": run.ID, "cancelled": false, "done": true})
+	}
 	return writeJSON(c, fiber.StatusAccepted, fiber.Map{"id": run.ID, "cancelled": true})
 }
 
-// health tells whether the default backend can answer.
+// health says what is live: the backend that answers by default (OK when
+// it can), whether it is the demo model and why toolscope fell back to it,
+// and what Ollama says now.
 type health struct {
 	OK            bool   `json:"ok"`
 	Backend       string `json:"backend"`
@@ -184,7 +224,29 @@ type health struct {
 	Mode          string `json:"mode"`
 	Demo          bool   `json:"demo"`
 	OllamaVersion string `json:"ollama_version,omitempty"`
-	Error         string `json:"error,omitempty"`
+	Error         string `json:"error,omitempty"` // why the default backend cannot answer, with the fix
+	// Fallback is set when --backend auto chose the demo model.
+	Fallback *healthFallback `json:"fallback,omitempty"`
+	// Ollama is checked when it answers by default or was wanted: after a
+	// fallback it may have come up since, and a restart would use it.
+	Ollama *ollamaHealth `json:"ollama,omitempty"`
+}
+
+// healthFallback says why the demo model answers in place of Ollama.
+type healthFallback struct {
+	Model   string   `json:"model"`   // the Ollama model that was wanted
+	Problem string   `json:"problem"` // what Ollama's check said at start
+	Fix     *llm.Fix `json:"fix,omitempty"`
+}
+
+// ollamaHealth is what Ollama's check says now.
+type ollamaHealth struct {
+	Host      string   `json:"host"`
+	Reachable bool     `json:"reachable"` // Ollama answered
+	Ready     bool     `json:"ready"`     // and has the model
+	Version   string   `json:"version,omitempty"`
+	Problem   string   `json:"problem,omitempty"`
+	Fix       *llm.Fix `json:"fix,omitempty"`
 }
 
 // Optional abilities of a backend that the health and model endpoints use.
@@ -198,19 +260,48 @@ type (
 )
 
 func (s *Server) health(c *fiber.Ctx) error {
-	backend := s.cfg.Engine.Backend()
+	e := s.cfg.Engine
+	backend := e.Backend()
 	info := backend.Info()
 	h := health{OK: true, Backend: info.Backend, Model: info.Model, Mode: string(info.Mode), Demo: info.Demo}
+	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
+	defer cancel()
+	if f := e.Fallback(); f != nil {
+		h.Fallback = &healthFallback{Model: f.Model, Problem: f.Cause.Error()}
+		var le *llm.Error
+		if errors.As(f.Cause, &le) {
+			h.Fallback.Problem, h.Fallback.Fix = le.Problem, le.Fix
+		}
+		if wanted, err := ollama.New(ollama.Config{Host: e.Settings().OllamaHost, Model: f.Model}); err == nil {
+			h.Ollama, _ = checkOllama(ctx, wanted)
+		}
+	}
 	if b, ok := backend.(checker); ok {
-		ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
-		defer cancel()
-		version, err := b.Check(ctx)
-		h.OllamaVersion = version
+		var err error
+		h.Ollama, err = checkOllama(ctx, b)
+		h.OllamaVersion = h.Ollama.Version
 		if err != nil {
 			h.OK, h.Error = false, err.Error()
 		}
 	}
 	return writeJSON(c, fiber.StatusOK, h)
+}
+
+// checkOllama asks b whether Ollama answers and has the model.
+func checkOllama(ctx context.Context, b checker) (*ollamaHealth, error) {
+	version, err := b.Check(ctx)
+	o := &ollamaHealth{Reachable: version != "", Ready: err == nil, Version: version}
+	if u, ok := b.(interface{ BaseURL() string }); ok {
+		o.Host = u.BaseURL()
+	}
+	var le *llm.Error
+	switch {
+	case errors.As(err, &le):
+		o.Problem, o.Fix = le.Problem, le.Fix
+	case err != nil:
+		o.Problem = err.Error()
+	}
+	return o, err
 }
 
 func (s *Server) models(c *fiber.Ctx) error {

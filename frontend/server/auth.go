@@ -16,7 +16,8 @@ import (
 // The zero value asks for no token, as toolscope does on loopback.
 type Access struct {
 	// Tokens, when set, must come with every request, and say what it may
-	// do. cmd sets them when the server listens beyond loopback.
+	// do. cmd sets them when the server listens beyond loopback, or
+	// with --auth, unless --no-auth.
 	Tokens Tokens
 	// AllowHosts are host names, such as mylaptop.local, that the Host
 	// header may carry besides localhost and IP addresses.
@@ -29,7 +30,7 @@ type Access struct {
 
 // Tokens are the two secrets of one start. A request shows one as
 // `Authorization: Bearer <token>`, as ?token=<token>, or in the cookie
-// that a ?token= request sets, so that the page's own fetches and
+// that a valid ?token= sets, so that the page's own fetches and
 // EventSource carry it.
 type Tokens struct {
 	// Operator may do everything: start and stop runs, read MCP servers'
@@ -77,33 +78,39 @@ func (t Tokens) roleOf(token string) role {
 	return nobody
 }
 
-// tokenCookie carries the token after a ?token= request. HttpOnly keeps
-// scripts, model output included, from reading it; SameSite=Strict keeps
-// other sites' requests from carrying it.
-const tokenCookie = "toolscope_token"
+// roleCookies keep the token of a ?token= link, one cookie for each role,
+// so that a teacher who opens the viewer link in the same browser keeps
+// the operator's. HttpOnly keeps scripts, model output included, from
+// reading them; SameSite=Strict keeps other sites' requests from carrying
+// them.
+var roleCookies = []struct {
+	role role
+	name string
+}{{operator, "toolscope_operator"}, {viewer, "toolscope_viewer"}}
 
 // roleKey is where authorize leaves the request's role in Locals.
 const roleKey = "toolscope.role"
 
 // authorize lets a request through when it carries a token that allows
-// it. A ?token= that is valid is kept in the cookie. A viewer may only
-// read what the page shows while watching.
+// it. A ?token= that is valid is kept in a cookie. A viewer may only read
+// what the page shows while watching.
 func (s *Server) authorize(c *fiber.Ctx) error {
 	tokens := s.cfg.Access.Tokens
 	if !tokens.required() {
 		return c.Next()
 	}
-	token, fromQuery := presentedToken(c)
-	r := tokens.roleOf(token)
+	r, query := tokens.judge(c)
 	switch {
 	case r == nobody:
-		return refuseToken(c, token != "")
+		return refuseToken(c)
 	case r == viewer && !viewerMay(c.Method(), c.Path()):
 		return fiber.NewError(fiber.StatusForbidden,
 			"the viewer link can only watch runs: starting or stopping them, and MCP servers' details, need the operator's link")
 	}
-	if fromQuery {
-		c.Cookie(&fiber.Cookie{Name: tokenCookie, Value: token, Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode})
+	for _, rc := range roleCookies {
+		if query != "" && rc.role == r {
+			c.Cookie(&fiber.Cookie{Name: rc.name, Value: query, Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode})
+		}
 	}
 	c.Locals(roleKey, r)
 	return c.Next()
@@ -118,21 +125,28 @@ func roleOfRequest(c *fiber.Ctx) role {
 	return operator
 }
 
-// presentedToken is the token a request shows: the Authorization header
-// first, then ?token=, then the cookie. The first one present is the one
-// judged, so a new link replaces the cookie of an earlier start.
-func presentedToken(c *fiber.Ctx) (token string, fromQuery bool) {
+// judge finds what a request may do from the token it shows: the
+// Authorization header, else ?token= (returned as query, to be kept),
+// else the cookies, the operator's first. A header or a link is judged
+// alone, so that a link opened now wins over the cookies of an earlier
+// start.
+func (t Tokens) judge(c *fiber.Ctx) (r role, query string) {
 	if h := c.Get(fiber.HeaderAuthorization); h != "" {
-		scheme, value, _ := strings.Cut(h, " ")
-		if strings.EqualFold(scheme, "Bearer") {
-			return strings.TrimSpace(value), false
+		scheme, token, _ := strings.Cut(h, " ")
+		if !strings.EqualFold(scheme, "Bearer") {
+			return nobody, ""
 		}
-		return "", false
+		return t.roleOf(strings.TrimSpace(token)), ""
 	}
 	if q := c.Query("token"); q != "" {
-		return q, true
+		return t.roleOf(q), q
 	}
-	return c.Cookies(tokenCookie), false
+	for _, rc := range roleCookies {
+		if t.roleOf(c.Cookies(rc.name)) == rc.role {
+			return rc.role, ""
+		}
+	}
+	return nobody, ""
 }
 
 // viewerMay lists what a viewer may read: the page and its files, and what
@@ -161,7 +175,7 @@ func viewerMay(method, path string) bool {
 
 // refuseToken answers a request without a valid token: JSON for programs,
 // a page that says what to open for a browser.
-func refuseToken(c *fiber.Ctx, presented bool) error {
+func refuseToken(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="toolscope"`)
 	if wantsHTML(c) {
 		return sendNotice(c, fiber.StatusUnauthorized, web.Notice{
@@ -170,11 +184,8 @@ func refuseToken(c *fiber.Ctx, presented bool) error {
 				"restarted, which makes new links: ask for the new one.",
 		})
 	}
-	msg := "this toolscope asks for a token: send Authorization: Bearer <token>, or open the link it printed when it started (it ends in ?token=…)"
-	if presented {
-		msg = "the token is not valid: toolscope makes new ones each time it starts, so use the ones it printed this time"
-	}
-	return fiber.NewError(fiber.StatusUnauthorized, msg)
+	return fiber.NewError(fiber.StatusUnauthorized,
+		"a valid token is needed: send Authorization: Bearer <token>, or open a link toolscope printed when it started (it ends in ?token=…); tokens are new at each start")
 }
 
 // Exposed reports whether a listener on addr can be reached from other

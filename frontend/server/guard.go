@@ -42,8 +42,11 @@ func (s *Server) guard(c *fiber.Ctx) error {
 // a port.
 func (s *Server) knownHost(host string) bool {
 	name := hostName(host)
-	return name == "localhost" || strings.HasSuffix(name, ".localhost") || net.ParseIP(name) != nil ||
-		slices.ContainsFunc(s.cfg.Access.AllowHosts, func(allowed string) bool { return strings.EqualFold(allowed, name) })
+	return name == "localhost" || strings.HasSuffix(name, ".localhost") || net.ParseIP(name) != nil || s.allowedName(name)
+}
+
+func (s *Server) allowedName(name string) bool {
+	return slices.ContainsFunc(s.cfg.Access.AllowHosts, func(allowed string) bool { return strings.EqualFold(allowed, name) })
 }
 
 // hostName is the name in a Host header, without port, brackets or the

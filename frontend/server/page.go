@@ -16,10 +16,7 @@ func (s *Server) page(c *fiber.Ctx) error {
 	info := e.Backend().Info()
 	data := web.PageData{
 		Backend: info.Backend, Model: info.Model, Mode: string(info.Mode), Demo: info.Demo,
-		Settings: e.Settings(), Allowed: engine.Allowed(),
-	}
-	if f := e.Fallback(); f != nil {
-		data.Fallback = f.Reason()
+		Settings: e.Settings(), Allowed: engine.Allowed(), Fallback: web.FallbackOf(e.Fallback()),
 	}
 	for _, t := range e.Tools() {
 		data.Tools = append(data.Tools, web.ToolInfo{

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -53,12 +55,16 @@ type Config struct {
 	// MaxConns is the most connections served at once; more are answered
 	// 503 and closed. Each event stream holds one.
 	MaxConns int
+	// Access says who may use the server: tokens, allowed host names,
+	// the addresses to share.
+	Access Access
 }
 
 // Server serves the playground. Create it with New.
 type Server struct {
-	cfg Config
-	app *fiber.App
+	cfg    Config
+	app    *fiber.App
+	latest atomic.Pointer[string] // the newest run's id, which viewers follow
 }
 
 // New returns a Server with its routes set up.
@@ -70,14 +76,18 @@ func New(cfg Config) *Server {
 		cfg.BodyLimit = DefaultBodyLimit
 	}
 	cfg.withLimitDefaults()
+	cfg.Hub.OnIdle(returnMemory(cfg.Hub))
 	s := &Server{cfg: cfg}
 	s.app = fiber.New(fiber.Config{
-		AppName:               "toolscope",
-		BodyLimit:             cfg.BodyLimit,
-		ReadTimeout:           cfg.ReadTimeout,
-		WriteTimeout:          cfg.WriteTimeout,
-		IdleTimeout:           cfg.IdleTimeout,
-		ReadBufferSize:        DefaultHeaderLimit,
+		AppName:        "toolscope",
+		BodyLimit:      cfg.BodyLimit,
+		ReadTimeout:    cfg.ReadTimeout,
+		WriteTimeout:   cfg.WriteTimeout,
+		IdleTimeout:    cfg.IdleTimeout,
+		ReadBufferSize: DefaultHeaderLimit,
+		// An event stream would otherwise hold its connection's read and
+		// write buffers, 20 KiB, for as long as it runs.
+		ReduceMemoryUsage:     true,
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler,
 	})
@@ -86,11 +96,12 @@ func New(cfg Config) *Server {
 }
 
 func (s *Server) routes() {
-	s.app.Use(guard)
-	s.app.Get("/", s.page)
+	s.app.Use(securityHeaders, s.guard, s.authorize, requireJSON)
+	s.app.Get("/", s.pageAudience, s.page)
 	s.app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(web.Static), PathPrefix: "static", MaxAge: 0}))
 	api := s.app.Group("/api")
 	api.Post("/runs", s.startRun)
+	api.Get("/runs/latest", s.latestRun) // before /runs/:id, which would take it
 	api.Get("/runs/:id", s.getRun)
 	api.Get("/runs/:id/events", s.streamEvents)
 	api.Post("/runs/:id/cancel", s.cancelRun)
@@ -98,30 +109,34 @@ func (s *Server) routes() {
 	api.Get("/models", s.models)
 	api.Get("/tools", s.tools)
 	api.Get("/mcp", s.mcpServers)
-	s.app.Use(func(c *fiber.Ctx) error {
-		return fiber.NewError(fiber.StatusNotFound, "no such page: "+c.Path())
-	})
+	api.Get("/share/qr.png", s.shareQR)
+	s.app.Use(s.noRoute)
 }
 
 // Serve answers requests on ln until Shutdown. Running out of file
 // descriptors does not end it: it waits for some to be freed.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.app.Listener(guardListener(ln, s.cfg.MaxConns))
+	return s.app.Listener(guardListener(ln, s.cfg.MaxConns, s.cfg.ReadTimeout))
 }
 
 // Shutdown stops accepting requests, cancels every run, and waits for open
 // requests, event streams included, to end or for ctx to end.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.cfg.Hub.Close() // ends runs, so their event streams close too
-	return s.app.ShutdownWithContext(ctx)
+	// Ending the runs ends their event streams too.
+	return errors.Join(s.cfg.Hub.Shutdown(ctx), s.app.ShutdownWithContext(ctx))
 }
 
 // errorHandler answers every error as JSON: {"error": "…"}.
 func errorHandler(c *fiber.Ctx, err error) error {
+	setSecurityHeaders(c) // protocol errors reach here without the middleware
 	status := fiber.StatusInternalServerError
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		status = fe.Code
+	}
+	var me *engine.ModelError
+	if errors.As(err, &me) {
+		return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"error": `"model" ` + strings.TrimPrefix(me.Error(), "model "), "models": me.Served})
 	}
 	msg := err.Error()
 	if status == fiber.StatusRequestEntityTooLarge {

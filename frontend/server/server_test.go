@@ -269,6 +269,7 @@ func TestBadRequests(t *testing.T) {
 		{"bad options", "/api/runs", `{"message": "hi", "backend": "gpt", "mode": "fast", "max_rounds": 99, "tool_delay_ms": -1}`, 400,
 			`"backend" "gpt" is unknown: use ollama, demo or auto; "mode" "fast" is unknown: use raw or chat; "max_rounds" 99 must be from 1 to 50; "tool_delay_ms" -1 must be from 0 to 60000`},
 		{"bad dialect", "/api/runs", `{"message": "", "dialect": "yaml"}`, 400, `"message" is empty: say what the model should do; "dialect" "yaml" is unknown: use hermes`},
+		{"demo in chat mode", "/api/runs", `{"message": "hi", "backend": "demo", "mode": "chat"}`, 400, `"mode" "chat" is not available: the demo model has no chat mode`},
 		{"too large", "/api/runs", `{"message": "` + strings.Repeat("a", server.DefaultBodyLimit) + `"}`, 413, "too large: send at most 64 KiB"},
 		{"unknown conversation", "/api/runs", `{"message": "hi", "conversation_id": "c-nope"}`, 404, "no such conversation"},
 		{"busy conversation", "/api/runs", `{"message": "hi", "conversation_id": "` + busy + `"}`, 409, "run in progress"},
@@ -403,6 +404,9 @@ func TestOtherSitesAreRefused(t *testing.T) {
 				path, body = "/api/health", ""
 			}
 			req, _ := http.NewRequest(c.method, ts.url+path, strings.NewReader(body))
+			if body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
 			for k, v := range c.headers {
 				req.Header.Set(k, v)
 			}

@@ -39,6 +39,7 @@ import (
 	"github.com/toolscope/toolscope/mcpserver"
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/tools/mcp"
+	"github.com/toolscope/toolscope/tools/toolstest"
 )
 
 const (
@@ -104,27 +105,7 @@ func chromiumPath() string {
 // engine the binary uses, with settings s, and returns its base URL.
 func serve(t *testing.T, s engine.Settings) string {
 	t.Helper()
-	e, err := engine.Start(t.Context(), s, t.Output())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(server.Config{Hub: runs.NewHub(20), Engine: e})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("server shutdown: %v", err)
-		}
-		<-served
-		e.Close()
-	})
-	return "http://" + ln.Addr().String()
+	return serveWith(t, s, func(*server.Config) {})
 }
 
 // demoModel is the demo model, quick, with stub tools that take toolDelay.
@@ -363,12 +344,19 @@ func (p *page) viewInput(turn, round int) (prompt, messages string) {
 
 // ---- tests ----------------------------------------------------------------
 
-// TestSeedPrompts runs the three seed requests on the demo model and checks
-// every step of the loop as the page draws it.
+// TestSeedPrompts runs the three seed requests on the demo model, as the
+// page offers them, and checks every step of the loop as the page draws
+// it. The seeds name days relative to today, so the dates the tools get
+// are worked out here from the clock.
 func TestSeedPrompts(t *testing.T) {
 	t.Parallel()
 	const toolDelay = 1500 * time.Millisecond // long enough to watch the timer
 	url := serve(t, demoModel(toolDelay))
+	today := time.Now()
+	tomorrow := today.AddDate(0, 0, 1)
+	// The demo reads "next Monday" as the Monday of next week.
+	nextMonday := today.AddDate(0, 0, 7-(int(today.Weekday())+6)%7)
+	human := func(t time.Time) string { return t.Format("Monday, January 2") }
 	tests := []struct {
 		name, prompt, tool string
 		args               map[string]string // argument → a part of its value
@@ -378,19 +366,23 @@ func TestSeedPrompts(t *testing.T) {
 		args:   map[string]string{"to": "john@example.com", "subject": "Standup", "body": "standup"},
 		result: `"status":"sent"`, answer: "Your email to john@example.com has been sent",
 	}, {
-		name: "meeting", prompt: "Schedule a meeting with alice@co.com on 2026-04-01 at 10:00", tool: "schedule_meeting",
-		args:   map[string]string{"attendees": `"alice@co.com"`, "date": "2026-04-01", "time": "10:00"},
-		result: `"status":"scheduled"`, answer: "with alice@co.com for Wednesday, April 1 at 10:00",
+		name: "meeting", prompt: "Schedule a meeting with alice@co.com tomorrow at 10:00", tool: "schedule_meeting",
+		args:   map[string]string{"attendees": `"alice@co.com"`, "date": tomorrow.Format(time.DateOnly), "time": "10:00"},
+		result: `"status":"scheduled"`, answer: "with alice@co.com for " + human(tomorrow) + " at 10:00",
 	}, {
-		name: "cancel", prompt: "Cancel the standup meeting on 2026-12-01", tool: "cancel_meeting",
-		args:   map[string]string{"title": "standup", "date": "2026-12-01"},
-		result: `"status":"cancelled"`, answer: `I cancelled "standup" on Tuesday, December 1.`,
+		name: "cancel", prompt: "Cancel the standup meeting next Monday", tool: "cancel_meeting",
+		args:   map[string]string{"title": "standup", "date": nextMonday.Format(time.DateOnly)},
+		result: `"status":"cancelled"`, answer: `I cancelled "standup" on ` + human(nextMonday) + ".",
 	}}
-	for _, tt := range tests {
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p := open(t, url)
-			p.send(tt.prompt)
+			seed := fmt.Sprintf(`document.querySelectorAll('#empty .seed')[%d]`, i)
+			if got := eval[string](p, seed+`?.dataset.prompt ?? ''`); got != tt.prompt {
+				t.Fatalf("seed %d is %q, want %q", i+1, got, tt.prompt)
+			}
+			_ = eval[chromedp.Void](p, seed+`.click()`)
 
 			// The tool runs: the timer counts while it does.
 			timer := `document.querySelector('.step-exec.is-live .timer')`
@@ -503,7 +495,7 @@ func TestStop(t *testing.T) {
 			r := p.turns()[0].Rounds[0]
 			exec := step(t, r, "exec")
 			contains(t, "the stopped tool", exec.Title, "send_mail failed")
-			contains(t, "the stopped tool", exec.Body, "cancel")
+			contains(t, "the stopped tool", exec.Body, "stopped by the user")
 			contains(t, "the notice", step(t, r, "notice").Title, "Stopped")
 			if eval[bool](p, `document.querySelector('.step-exec .timer').closest('.is-live') !== null`) {
 				t.Error("the timer is still live after the run stopped")
@@ -538,7 +530,7 @@ func TestKeysAndHistory(t *testing.T) {
 		t.Errorf("the composer still holds %q after sending", got)
 	}
 
-	p.send("Schedule a meeting with alice@co.com on 2026-04-01 at 10:00")
+	p.send("Schedule a meeting with alice@co.com tomorrow at 10:00")
 	if reason := p.waitEnd(2); reason != agent.Answered {
 		t.Fatalf("the follow-up ended %q", reason)
 	}
@@ -810,4 +802,319 @@ func TestMarkersSplitAcrossChunks(t *testing.T) {
 	turn := p.turns()[0]
 	contains(t, "the call", step(t, turn.Rounds[0], "exec").Body, `"status":"cancelled"`)
 	contains(t, "the round's summary", step(t, turn.Rounds[0], "send").Meta, "marker calls")
+}
+
+// ---- layout: laptops, projectors, phones ---------------------------------
+
+// Geometry checks: el is drawn and lies wholly inside the window, or
+// inside the chat's scrolled view.
+const (
+	inWindow = `((el) => { if (!el) return false; const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.left >= -1 && r.top >= -1 && r.right <= innerWidth + 1 && r.bottom <= innerHeight + 1; })`
+	inChat = `((el) => { if (!el) return false; const r = el.getBoundingClientRect(), c = document.getElementById('chat').getBoundingClientRect();
+  return r.height > 0 && r.top >= c.top - 1 && r.bottom <= c.bottom + 1; })`
+)
+
+// viewport resizes the tab's window, as a person resizing it would.
+func (p *page) viewport(width, height int64) {
+	p.t.Helper()
+	p.do(chromedp.EmulateViewport(width, height))
+}
+
+// visible fails the test unless every element sel matches lies wholly
+// inside the window.
+func (p *page) visible(what, sel string) {
+	p.t.Helper()
+	out := eval[[]string](p, fmt.Sprintf(`[...document.querySelectorAll(%q)].filter(el => !%s(el)).map(el => el.id || el.className)`, sel, inWindow))
+	if n := eval[int](p, fmt.Sprintf(`document.querySelectorAll(%q).length`, sel)); n == 0 {
+		p.t.Errorf("%s: nothing on the page matches %s", what, sel)
+	}
+	if len(out) > 0 {
+		p.t.Errorf("%s: %v not wholly inside the %s window", what, out,
+			eval[string](p, `innerWidth + '×' + innerHeight`))
+	}
+}
+
+// TestPartialReply cuts a reply midway, with Stop and with an error: the
+// text so far is a partial reply, labelled so, never a green answer.
+func TestPartialReply(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		reply  ollamatest.Reply
+		reason agent.Reason
+		title  string
+	}{
+		{"stopped", ollamatest.Reply{Text: "I couldn't find the", Hold: true}, agent.Cancelled, "Stopped: partial reply"},
+		{"error", ollamatest.Reply{Text: "I couldn't find the", Error: "llama runner process has terminated"}, agent.Failed, "Cut off: partial reply"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := ollamatest.New(t)
+			srv.Reply(tt.reply)
+			p := open(t, serve(t, ollamaModel(srv.Host(), "qwen3:4b")))
+			p.send("Find the meeting notes")
+			if tt.reason == agent.Cancelled {
+				p.waitFor("the reply so far", `document.querySelector('.step-answer [data-slot=text]')?.textContent === "I couldn't find the"`)
+				p.do(chromedp.Click(chromedp.ID("stop")))
+			}
+			if reason := p.waitEnd(1); reason != tt.reason {
+				t.Fatalf("the run ended %q, want %q", reason, tt.reason)
+			}
+			p.screenshot("partial-" + tt.name)
+			reply := step(t, p.turns()[0].Rounds[0], "answer")
+			if reply.Title != tt.title || reply.Body != "I couldn't find the" {
+				t.Errorf("the cut reply reads %q: %q, want %q over the text so far", reply.Title, reply.Body, tt.title)
+			}
+			card := `document.querySelector('.step-answer')`
+			if eval[bool](p, card+`.classList.contains('is-final')`) {
+				t.Error("the cut reply is drawn as the final answer")
+			}
+			if eval[bool](p, card+`.querySelector('.step-icon path').getAttribute('d') === 'M3 8.5l3 3 7-7'`) {
+				t.Error("the cut reply has the answer's check mark")
+			}
+			colour := func(v string) string {
+				return eval[string](p, `(() => { const s = document.body.appendChild(document.createElement('span'));
+  s.style.color = 'var(`+v+`)'; const c = getComputedStyle(s).color; s.remove(); return c; })()`)
+			}
+			edge := eval[string](p, card+` && getComputedStyle(`+card+`.querySelector('.step-card')).borderLeftColor`)
+			if edge == colour("--answer") || edge != colour("--notice") {
+				t.Errorf("the cut reply's edge is %s; want the notice colour %s, not the answer's %s", edge, colour("--notice"), colour("--answer"))
+			}
+		})
+	}
+}
+
+// TestDemoBannerSaysWhyAndWhatNext starts as ./start.sh does, with no
+// Ollama: the page says why it runs the demo model and what to do, and
+// after the note is hidden the header still says "demo model".
+func TestDemoBannerSaysWhyAndWhatNext(t *testing.T) {
+	t.Parallel()
+	closed := nettest.ClosedAddress(t)
+	p := open(t, serve(t, engine.Settings{Backend: engine.BackendAuto, OllamaHost: closed, Model: "qwen3:4b", DemoDelay: 2 * time.Millisecond}))
+	p.viewport(1280, 720)
+	banner := eval[string](p, `document.getElementById('demo-banner').innerText`)
+	contains(t, "the demo note", banner, "Chosen because Ollama was not ready: Ollama is not reachable at http://"+closed)
+	contains(t, "the demo note", banner, "Next step: Start Ollama with 'ollama serve' and pull the model with 'ollama pull qwen3:4b', then restart toolscope (./start.sh)")
+	if strings.Contains(banner, "--backend") {
+		t.Errorf("the demo note points at a flag a ./start.sh user never typed: %q", banner)
+	}
+	p.screenshot("demo-banner")
+
+	p.do(chromedp.Click(chromedp.ID("hide-banner")))
+	p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("message")))
+	if eval[bool](p, inWindow+`(document.getElementById('demo-banner'))`) {
+		t.Error("the demo note is back after hiding it and reloading")
+	}
+	p.visible("the demo badge", "#demo-badge")
+	contains(t, "the demo badge", eval[string](p, `document.getElementById('demo-badge').innerText`), "demo model")
+	p.do(chromedp.Click(chromedp.ID("demo-badge")))
+	p.waitFor("the demo note to come back", inWindow+`(document.getElementById('demo-banner'))`)
+}
+
+// TestLargeTypeKeepsTheCardInView toggles large type on a finished run at
+// 1280×720: the answer that was in view stays in view, a card read midway
+// stays at the top, and large type leaves room for more than two cards.
+func TestLargeTypeKeepsTheCardInView(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(10*time.Millisecond)))
+	p.viewport(1280, 720)
+	p.send("Send an email to john@example.com about tomorrow's standup")
+	p.waitEnd(1)
+	p.screenshot("laptop-1280x720")
+	answer := `document.querySelector('.step-answer.is-final')`
+	if !eval[bool](p, inChat+`(`+answer+`)`) {
+		t.Fatal("the answer is not in view at the end of the run")
+	}
+	p.do(chromedp.Click(chromedp.ID("toggle-large")))
+	p.waitFor("large type", `document.documentElement.classList.contains('large')`)
+	if !eval[bool](p, inChat+`(`+answer+`)`) {
+		t.Error("toggling large type scrolled the answer out of view")
+	}
+	p.screenshot("projector-large")
+	// Compact cards: more than the two that fit before.
+	cards := eval[int](p, `[...document.querySelectorAll('#chat .step')].filter(`+inChat+`).length`)
+	if cards < 4 {
+		t.Errorf("%d cards fit wholly in the chat at large type, want at least 4", cards)
+	}
+	p.do(chromedp.Click(chromedp.ID("toggle-side")))
+	p.waitFor("the side panel to go", `getComputedStyle(document.getElementById('side')).display === 'none'`)
+	p.screenshot("projector-large-no-panel")
+
+	// Read from the Executing card, then switch back to normal type.
+	exec := `document.querySelector('.step-exec')`
+	_ = eval[chromedp.Void](p, `(() => { const c = document.getElementById('chat');
+  c.scrollTop += `+exec+`.getBoundingClientRect().top - c.getBoundingClientRect().top; })()`)
+	offset := func() float64 {
+		return eval[float64](p, exec+`.getBoundingClientRect().top - document.getElementById('chat').getBoundingClientRect().top`)
+	}
+	before := offset()
+	p.do(chromedp.Click(chromedp.ID("toggle-large")))
+	p.waitFor("normal type", `!document.documentElement.classList.contains('large')`)
+	if after := offset(); after < before-2 || after > before+2 {
+		t.Errorf("the card being read moved from %.0f px to %.0f px below the chat's top", before, after)
+	}
+}
+
+// TestSidePanelHides hides the side panel on a wide window: the chat takes
+// its room, the composer offers Stop during a run, and a reload remembers.
+func TestSidePanelHides(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(time.Minute)))
+	p.viewport(1280, 720)
+	side := `getComputedStyle(document.getElementById('side')).display`
+	p.do(chromedp.Click(chromedp.ID("toggle-side")))
+	p.waitFor("the side panel to go", side+` === 'none'`)
+	p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("message")))
+	if eval[string](p, side) != "none" || eval[string](p, `document.getElementById('toggle-side').getAttribute('aria-expanded')`) != "false" {
+		t.Fatal("the hidden side panel is back after a reload")
+	}
+	if w := eval[float64](p, `document.getElementById('chat').getBoundingClientRect().width`); w < 1270 {
+		t.Errorf("the chat is %.0f px wide without the side panel, want the window's width", w)
+	}
+	p.waitFor("the page script", `document.getElementById('health-status').textContent !== 'checking…'`)
+	p.send("Send an email to john@example.com about tomorrow's standup")
+	p.waitFor("the tool to start", `document.querySelector('.step-exec.is-live')`)
+	p.waitFor("the composer's Stop", inWindow+`(document.getElementById('composer-stop')) && !document.getElementById('composer-stop').disabled`)
+	p.do(chromedp.Click(chromedp.ID("composer-stop")))
+	if reason := p.waitEnd(1); reason != agent.Cancelled {
+		t.Fatalf("the run ended %q after the composer's Stop", reason)
+	}
+	p.do(chromedp.Click(chromedp.ID("toggle-side")))
+	p.waitFor("the side panel to come back", side+` !== 'none'`)
+}
+
+// TestNarrowWindows runs a request at a tablet's and a phone's width: the
+// header wraps with nothing cut off, the composer stays docked at the
+// bottom while the run grows, and the side panel opens over the chat.
+func TestNarrowWindows(t *testing.T) {
+	t.Parallel()
+	url := serve(t, demoModel(3*time.Second))
+	for _, width := range []int64{420, 700} {
+		t.Run(strconv.FormatInt(width, 10), func(t *testing.T) {
+			t.Parallel()
+			p := open(t, url)
+			p.viewport(width, 800)
+			p.visible("the header", ".topbar button, .topbar .model-chip, .brand-name")
+			p.visible("the demo note's button", "#hide-banner")
+			if over := eval[int](p, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
+				t.Errorf("the page is %d px wider than the window", over)
+			}
+			p.send("Send an email to john@example.com about tomorrow's standup")
+			p.waitFor("the tool to start", `document.querySelector('.step-exec.is-live')`)
+			p.visible("the composer during the run", "#composer, #composer-stop")
+			p.visible("the running tool", ".step-exec.is-live .step-head")
+			p.screenshot(fmt.Sprintf("narrow-%d-running", width))
+			if reason := p.waitEnd(1); reason != agent.Answered {
+				t.Fatalf("the run ended %q", reason)
+			}
+			p.visible("the composer after the run", "#composer")
+			if !eval[bool](p, inChat+`(document.querySelector('.step-answer.is-final'))`) {
+				t.Error("the answer is not in view at the end of the run")
+			}
+			p.screenshot(fmt.Sprintf("narrow-%d", width))
+
+			p.do(chromedp.Click(chromedp.ID("toggle-side")))
+			p.visible("the side panel, opened", "#side")
+			p.screenshot(fmt.Sprintf("narrow-%d-panel", width))
+			p.do(chromedp.Click(chromedp.ID("toggle-side")))
+			p.waitFor("the side panel to close", `getComputedStyle(document.getElementById('side')).display === 'none'`)
+		})
+	}
+}
+
+// TestViewerLinkWatchesTheOperator opens the viewer link as a student's
+// device would, in a browser context with cookies of its own: the page
+// has no composer, Stop, New conversation or settings, and the runs the
+// operator starts play in it, live, follow-ups included.
+func TestViewerLinkWatchesTheOperator(t *testing.T) {
+	tokens := server.NewTokens()
+	mail := toolstest.NewGate("send_mail")
+	url := serveWith(t, demoModel(0), func(c *server.Config) { c.Access.Tokens = tokens }, engine.WithTools(mail.Tool()))
+	operator := open(t, url+"/?token="+tokens.Operator)
+	operator.waitFor("the share panel's QR code", `document.querySelector('.share-qr')?.naturalWidth > 0`)
+	if link := eval[string](operator, `document.getElementById('share-url').textContent`); !strings.HasSuffix(link, "/?token="+tokens.Viewer) {
+		t.Errorf("the share panel offers %q", link)
+	}
+	if href := eval[string](operator, `location.href`); strings.Contains(href, tokens.Operator) {
+		t.Errorf("the operator's token stays in the address bar: %s", href)
+	}
+
+	student := openElsewhere(t, url+"/?token="+tokens.Viewer)
+	for _, id := range []string{"composer", "message", "send", "stop", "composer-stop", "new-conversation", "settings", "share-url"} {
+		if eval[bool](student, `!!document.getElementById('`+id+`')`) {
+			t.Errorf("the viewer's page has #%s", id)
+		}
+	}
+
+	operator.send("Send an email to john@example.com about tomorrow's standup")
+	<-mail.Started
+	// The tool waits until the viewer has seen it running.
+	student.waitFor("the operator's run to play live", `document.querySelector('#chat .step-exec.is-live')`)
+	mail.Release()
+	operator.waitEnd(1)
+	if reason := student.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the viewer saw the run end %q", reason)
+	}
+	operator.send("Send an email to alice@co.com about lunch")
+	operator.waitEnd(2)
+	student.waitEnd(2)
+	seen, done := student.turns(), operator.turns()
+	for i := range done {
+		if seen[i].Message != done[i].Message || seen[i].Reason != done[i].Reason || !equal(kinds(seen[i].Rounds[0]), kinds(done[i].Rounds[0])) {
+			t.Errorf("turn %d: the viewer saw %q %s %v, the operator %q %s %v", i+1,
+				seen[i].Message, seen[i].Reason, kinds(seen[i].Rounds[0]), done[i].Message, done[i].Reason, kinds(done[i].Rounds[0]))
+		}
+	}
+	student.screenshot("viewer")
+	operator.screenshot("operator-share")
+}
+
+// serveWith is serve with a change to the server's config, and options
+// for the engine.
+func serveWith(t *testing.T, s engine.Settings, configure func(*server.Config), opts ...engine.Option) string {
+	t.Helper()
+	e, err := engine.Start(t.Context(), s, t.Output(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.Config{Hub: runs.NewHub(20), Engine: e}
+	configure(&cfg)
+	srv := server.New(cfg)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("server shutdown: %v", err)
+		}
+		<-served
+		e.Close()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// openElsewhere loads a page that has no composer, such as a viewer's, in
+// a browser context of its own, as another device would.
+func openElsewhere(t *testing.T, url string) *page {
+	t.Helper()
+	if browser == nil {
+		t.Skip(noBrowser)
+	}
+	tab, closeTab := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	ctx, cancel := context.WithTimeout(tab, tabTimeout)
+	t.Cleanup(func() {
+		cancel()
+		closeTab()
+	})
+	p := &page{t: t, ctx: ctx, tab: tab}
+	p.do(chromedp.EmulateViewport(1400, 1000), chromedp.Navigate(url))
+	p.waitFor("the page script", `document.getElementById('health-status').textContent !== 'checking…'`)
+	return p
 }

@@ -9,8 +9,10 @@
 package web
 
 import (
+	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,8 +36,8 @@ type PageData struct {
 	Mode    string
 	Demo    bool // the page must say so, always
 	// Fallback is why toolscope chose the demo model when told to choose
-	// (--backend auto): what Ollama's check said. Empty when it did not.
-	Fallback string
+	// (--backend auto), and what would give it Ollama; nil when it did not.
+	Fallback *Fallback
 	Tools    []ToolInfo
 	// MCPServers are the servers that tools with a Source of
 	// "mcp:<name>" come from, failed ones included.
@@ -43,6 +45,86 @@ type PageData struct {
 	// Settings are what the run form starts with; Allowed what it offers.
 	Settings engine.Settings
 	Allowed  engine.Choices
+}
+
+// Audience is whom a page is for, when toolscope asks for tokens. The zero
+// value is the operator of a toolscope that asks for none.
+type Audience struct {
+	// Viewer is read-only: the page follows the operator's runs, and has
+	// no composer, Stop, New conversation or settings, nor any MCP
+	// server's command line, error or log.
+	Viewer bool
+	// ShareURL, on an operator's page, is the viewer link that "Share with
+	// the class" shows, beside its QR code from /api/share/qr.png.
+	ShareURL string
+}
+
+type audienceKey struct{}
+
+// WithAudience returns ctx carrying a, for Page to render. The request's
+// access decides it, not the data the page shows, so it travels apart
+// from PageData, as a request's deadline does.
+func WithAudience(ctx context.Context, a Audience) context.Context {
+	return context.WithValue(ctx, audienceKey{}, a)
+}
+
+func audience(ctx context.Context) Audience {
+	a, _ := ctx.Value(audienceKey{}).(Audience)
+	return a
+}
+
+// forViewers leaves out what only the operator may see of MCP servers:
+// where they run and what they wrote to stderr.
+func forViewers(servers []MCPServer) []MCPServer {
+	out := make([]MCPServer, len(servers))
+	for i, m := range servers {
+		out[i] = MCPServer{Name: m.Name, Transport: m.Transport, State: m.State}
+	}
+	return out
+}
+
+// Notice is a short page that says why toolscope refused a request and
+// what to do instead.
+type Notice struct {
+	Title string
+	Text  string
+	// Link is the address to open instead, if any.
+	Link string
+	// Command, if any, is what would let the request through next time.
+	Command string
+}
+
+// Fallback is why the demo model stands in for the Ollama model that
+// toolscope was started for, worded for the page.
+type Fallback struct {
+	Problem string // what Ollama's check found
+	Next    string // the steps outside toolscope, then a restart
+}
+
+// FallbackOf words f for the page, or returns nil for nil. Its next step
+// fits a person who ran ./start.sh: the backend was chosen at start, so
+// whatever fixes Ollama takes a restart to use; the banner never points
+// at a flag they did not type.
+func FallbackOf(f *engine.Fallback) *Fallback {
+	if f == nil {
+		return nil
+	}
+	out := &Fallback{Problem: f.Cause.Error(), Next: "Restart toolscope (./start.sh) once Ollama answers, to use it."}
+	var le *llm.Error
+	if !errors.As(f.Cause, &le) {
+		return out
+	}
+	out.Problem = le.Problem
+	if le.Fix == nil || le.Fix.Do == "" {
+		return out
+	}
+	step := le.Fix.Do
+	if le.Fix.Setting == llm.SettingBackend && f.Model != "" {
+		// Ollama did not answer at all, so the model may be missing too.
+		step += " and pull the model with 'ollama pull " + f.Model + "'"
+	}
+	out.Next = strings.ToUpper(step[:1]) + step[1:] + ", then restart toolscope (./start.sh) to use it."
+	return out
 }
 
 // MCPServer describes an MCP server for the side panel.
@@ -100,11 +182,13 @@ type ToolInfo struct {
 }
 
 // seeds are requests that exercise each built-in tool, offered on the
-// empty page.
+// empty page. Their dates are relative to today, as people say them, so
+// that they never name a day already past; the system prompt gives the
+// model today's date to resolve them.
 var seeds = []string{
 	"Send an email to john@example.com about tomorrow's standup",
-	"Schedule a meeting with alice@co.com on 2026-04-01 at 10:00",
-	"Cancel the standup meeting on 2026-12-01",
+	"Schedule a meeting with alice@co.com tomorrow at 10:00",
+	"Cancel the standup meeting next Monday",
 }
 
 // seconds formats a delay for the settings form, which asks in seconds.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"reflect"
 	"regexp"
@@ -69,12 +70,66 @@ func TestPageSaysWhenTheDemoModelIsInUse(t *testing.T) {
 	if strings.Contains(html, "Ollama was not ready") {
 		t.Error("the page gives a reason for a demo model that was asked for")
 	}
-	d.Fallback = "Ollama is not reachable <at> 127.0.0.1:11434"
-	if html := render(t, d); !strings.Contains(html, "Chosen because Ollama was not ready: Ollama is not reachable &lt;at&gt; 127.0.0.1:11434") {
-		t.Error("the page does not say why it fell back to the demo model")
+	if !strings.Contains(html, `id="demo-badge"`) {
+		t.Error("the header does not say that the demo model is in use")
+	}
+	d.Fallback = &Fallback{Problem: "Ollama is not reachable <at> 127.0.0.1:11434", Next: "Start Ollama, then restart toolscope (./start.sh) to use it."}
+	html = render(t, d)
+	for _, want := range []string{
+		"Chosen because Ollama was not ready: Ollama is not reachable &lt;at&gt; 127.0.0.1:11434.",
+		"<strong>Next step:</strong> Start Ollama, then restart toolscope (./start.sh) to use it.",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page does not say why it fell back to the demo model, and what next: it lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "--backend") {
+		t.Error("the fallback note points at a flag that someone who ran ./start.sh never typed")
 	}
 	if !strings.Contains(html, `<select id="set-model" name="model" disabled`) {
 		t.Error("the model picker is enabled for the demo model, which has one model")
+	}
+}
+
+func TestFallbackOf(t *testing.T) {
+	const restart = ", then restart toolscope (./start.sh) to use it."
+	tests := []struct {
+		name          string
+		cause         error
+		problem, next string
+	}{
+		{"Ollama not running",
+			&llm.Error{Problem: "Ollama is not reachable at http://127.0.0.1:11434 (connection refused)", Fix: &llm.Fix{Do: "start Ollama with 'ollama serve'", Setting: llm.SettingBackend, Value: "demo"}},
+			"Ollama is not reachable at http://127.0.0.1:11434 (connection refused)",
+			"Start Ollama with 'ollama serve' and pull the model with 'ollama pull qwen3:4b'" + restart},
+		{"model not pulled",
+			&llm.Error{Problem: `model "qwen3:4b" is not pulled`, Fix: &llm.Fix{Do: "run 'ollama pull qwen3:4b'", Setting: llm.SettingModel}},
+			`model "qwen3:4b" is not pulled`, "Run 'ollama pull qwen3:4b'" + restart},
+		{"no fix known", &llm.Error{Problem: "Ollama answered 500"}, "Ollama answered 500",
+			"Restart toolscope (./start.sh) once Ollama answers, to use it."},
+		{"not an llm.Error", errors.New("boom"), "boom", "Restart toolscope (./start.sh) once Ollama answers, to use it."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FallbackOf(&engine.Fallback{Model: "qwen3:4b", Cause: tt.cause})
+			if got.Problem != tt.problem || got.Next != tt.next {
+				t.Errorf("FallbackOf = %+v, want problem %q, next %q", *got, tt.problem, tt.next)
+			}
+		})
+	}
+	if FallbackOf(nil) != nil {
+		t.Error("FallbackOf(nil) is not nil")
+	}
+}
+
+// TestSeedsNameNoFixedDate keeps the examples from going stale: a fixed
+// date is in the past one day.
+func TestSeedsNameNoFixedDate(t *testing.T) {
+	date := regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d`)
+	for _, s := range seeds {
+		if date.MatchString(s) {
+			t.Errorf("the seed %q names a fixed date", s)
+		}
 	}
 }
 

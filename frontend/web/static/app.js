@@ -1,6 +1,8 @@
 // app.js: the playground's wiring. It starts runs from the composer,
 // follows each run's events into a RunView, and keeps the side panel (run
-// status, Stop, New conversation, health, models) up to date.
+// status, Stop, New conversation, health, models) up to date. On a viewer
+// link's page, which has no composer, Stop or settings, it follows the
+// operator's runs instead.
 import { createTurn, eventTypes, RunView } from './pipeline.js';
 import { InputDialog } from './dialog.js';
 
@@ -13,6 +15,7 @@ const ui = {
   send: $('send'),
   composerError: $('composer-error'),
   stop: $('stop'),
+  composerStop: $('composer-stop'),
   newConversation: $('new-conversation'),
   status: $('run-status'),
   dot: $('run-dot'),
@@ -24,10 +27,18 @@ const ui = {
   announcer: $('announcer'),
 };
 const dialog = new InputDialog($('input-dialog'));
+// The side panel's Stop, and the composer's for when the panel is out of sight.
+const stopButtons = [ui.stop, ui.composerStop].filter(Boolean);
+const viewer = document.body.hasAttribute('data-viewer');
+
+// The link's token is now in an HttpOnly cookie; off the address bar, it
+// cannot be read from a projected screen or a shared screenshot.
+if (new URLSearchParams(location.search).has('token')) history.replaceState(null, '', location.pathname);
 
 // conversation is the server's id for the history follow-ups build on;
-// live is the run in progress: {id, view, source}.
-const state = { conversation: null, live: null };
+// live is the run in progress: {id, view, source}; watched, on a viewer's
+// page, the id of the operator's run last shown.
+const state = { conversation: null, live: null, watched: null };
 
 // ---- talking to the server ------------------------------------------------
 
@@ -136,18 +147,18 @@ function end(live) {
   setLive(null);
   // The Stop button just went away; the next thing to do is to type.
   const focus = document.activeElement;
-  if (!focus || focus === document.body || focus === ui.stop) ui.message.focus();
+  if (!focus || focus === document.body || stopButtons.includes(focus)) ui.message?.focus();
 }
 
 async function stop() {
   const live = state.live;
   if (!live?.id) return;
-  ui.stop.disabled = true;
+  for (const b of stopButtons) b.disabled = true;
   setStatus('Stopping…', 'warn');
   try {
     await request('POST', `/api/runs/${live.id}/cancel`);
   } catch (err) {
-    ui.stop.disabled = false;
+    for (const b of stopButtons) b.disabled = false;
     showComposerError(`Could not stop the run: ${err.message}`);
   }
 }
@@ -170,10 +181,15 @@ function newConversation() {
 function setLive(live) {
   state.live = live;
   const running = Boolean(live);
-  ui.stop.hidden = !running;
-  ui.stop.disabled = !live?.id;
-  ui.send.disabled = running;
-  setStatus(running ? 'Starting…' : 'Ready', running ? 'live' : '');
+  if (!viewer) {
+    for (const b of stopButtons) {
+      b.hidden = !running;
+      b.disabled = !live?.id;
+    }
+    ui.send.disabled = running;
+  }
+  const idle = viewer ? 'Waiting for the next request' : 'Ready';
+  setStatus(running ? 'Starting…' : idle, running ? 'live' : '');
 }
 
 function setStatus(text, tone) {
@@ -191,6 +207,7 @@ function showComposerError(text) {
  * that a server that crashed during a run is marked failed, with why.
  */
 async function refreshServers() {
+  if (viewer) return; // a viewer may not read MCP servers' details
   let servers;
   try {
     ({ servers } = await request('GET', '/api/mcp'));
@@ -217,14 +234,16 @@ async function checkHealth() {
   } catch (err) {
     h = { ok: false, error: `toolscope did not answer (${err.message}) — is it still running?` };
   }
-  ui.healthStatus.textContent = h.ok ? (h.demo ? 'ready (offline)' : `ready · Ollama ${h.ollama_version}`) : 'not ready';
+  // After a fallback Ollama may have come up; only a restart uses it.
+  const demo = h.ollama?.ready ? 'demo · Ollama is ready now: restart toolscope to use it' : 'ready (offline)';
+  ui.healthStatus.textContent = h.ok ? (h.demo ? demo : `ready · Ollama ${h.ollama_version}`) : 'not ready';
   ui.healthStatus.dataset.tone = h.ok ? 'ok' : 'bad';
   ui.health.hidden = h.ok;
   ui.healthText.textContent = h.error ?? '';
 }
 
 async function loadModels() {
-  if (ui.model.disabled) return;
+  if (viewer || ui.model.disabled) return;
   try {
     const { models } = await request('GET', '/api/models');
     const current = ui.model.value;
@@ -264,6 +283,34 @@ function pinToBottom() {
   scrollLater();
 }
 
+// ---- watching, on a viewer link ----------------------------------------------
+
+// A viewer asks every WATCH_MS which run was started last, and replays each
+// new one from its first event, so that finding it late loses nothing.
+const WATCH_MS = 2000;
+
+async function watch() {
+  try {
+    const run = await request('GET', '/api/runs/latest'); // {} before the first run
+    if (run.id && run.id !== state.watched) show(run);
+  } catch (err) {
+    if (!state.live) setStatus(`Cannot reach toolscope: ${err.message}`, 'warn');
+  }
+  setTimeout(watch, WATCH_MS);
+}
+
+/** show draws a run the operator started, after the earlier turns of its conversation. */
+function show(run) {
+  state.watched = run.id;
+  state.live?.source?.close();
+  if (run.conversation_id !== state.conversation) ui.chat.replaceChildren();
+  state.conversation = run.conversation_id;
+  const turn = createTurn(run.message);
+  ui.chat.append(turn);
+  pinToBottom();
+  follow(run, turn);
+}
+
 // ---- composer and keys ----------------------------------------------------
 
 function fitMessage() {
@@ -271,12 +318,13 @@ function fitMessage() {
   ui.message.style.height = `${Math.min(ui.message.scrollHeight, 200)}px`;
 }
 
-ui.composer.addEventListener('submit', (ev) => {
+// A viewer's page has no composer, Stop or New conversation.
+ui.composer?.addEventListener('submit', (ev) => {
   ev.preventDefault();
   send(ui.message.value);
 });
-ui.message.addEventListener('input', fitMessage);
-ui.message.addEventListener('keydown', (ev) => {
+ui.message?.addEventListener('input', fitMessage);
+ui.message?.addEventListener('keydown', (ev) => {
   // Enter sends, Shift+Enter is a new line; an IME composing text keeps Enter.
   if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
     ev.preventDefault();
@@ -285,18 +333,19 @@ ui.message.addEventListener('keydown', (ev) => {
 });
 document.addEventListener('keydown', (ev) => {
   // Esc in the dialog closes the dialog, not the run.
-  if (ev.key === 'Escape' && !dialog.open && state.live) {
+  if (ev.key === 'Escape' && !dialog.open && state.live && !viewer) {
     ev.preventDefault();
     stop();
   }
 });
-ui.stop.addEventListener('click', stop);
+for (const b of stopButtons) b.addEventListener('click', stop);
 $('health-retry').addEventListener('click', checkHealth);
-ui.newConversation.addEventListener('click', newConversation);
+ui.newConversation?.addEventListener('click', newConversation);
 ui.empty.addEventListener('click', (ev) => {
   const seed = ev.target.closest('[data-prompt]');
   if (seed) send(seed.dataset.prompt);
 });
 
+if (viewer) watch();
 checkHealth();
 loadModels();

@@ -56,6 +56,7 @@ class Round {
     this.thinking = null;
     this.raw = null;
     this.answer = null;
+    this.replied = false; // the reply ran to its end: the backend said why it stopped
     this.calls = new Map(); // call index → card
     this.execs = new Map(); // call index → {card, timer}
     parent.append(this.el);
@@ -92,6 +93,17 @@ class Round {
   fold() {
     if (this.thinking) fold(this.thinking, slot(this.thinking, 'text').textContent);
     if (this.raw) fold(this.raw.card, this.raw.stream.raw);
+  }
+
+  /**
+   * cutShort labels the text of a reply that a stop or an error ended
+   * midway: it is not an answer, so it loses the answer's check.
+   */
+  cutShort(reason) {
+    if (this.replied || !this.answer) return;
+    this.answer.classList.add('is-partial');
+    title(this.answer, reason === 'cancelled' ? 'Stopped: partial reply' : 'Cut off: partial reply');
+    this.answer.querySelector('.step-icon').replaceChildren(clone('tpl-icon-partial'));
   }
 
   /** close ends everything still live in the round, when the run is over. */
@@ -338,8 +350,9 @@ const handlers = {
     const r = this.round(e.round);
     r.endReply();
     const s = e.stats ?? {};
-    // A reply cut by an error has no counters; the error event says why.
-    if (!s.done_reason) return;
+    // A reply cut by a stop or an error has no counters; the error event says why.
+    r.replied = Boolean(s.done_reason);
+    if (!r.replied) return;
     const seconds = (s.eval_ms ?? 0) / 1000;
     fill(r.el, {
       prompt_tokens: plural(s.prompt_tokens ?? 0, 'token'),
@@ -362,6 +375,7 @@ const handlers = {
   run_finished(e) {
     const last = this.rounds.get(e.rounds) ?? [...this.rounds.values()].at(-1);
     for (const r of this.rounds.values()) r.close();
+    if (e.reason !== 'answered') last?.cutShort(e.reason);
     if (e.reason === 'answered') {
       let card = last?.answer;
       if (!card) card = this.add(last, 'answer');
@@ -415,8 +429,10 @@ export class RunView {
   /** lost ends the view when the event stream cannot be resumed. */
   lost(message) {
     if (this.finished) return;
+    const last = [...this.rounds.values()].at(-1);
     for (const r of this.rounds.values()) r.close();
-    errorCard(this.add([...this.rounds.values()].at(-1), 'error'), message, 'the event stream');
+    last?.cutShort('lost');
+    errorCard(this.add(last, 'error'), message, 'the event stream');
     this.finished = true;
   }
 

@@ -1,9 +1,12 @@
-// prefs.js: theme and large type, remembered in localStorage. Loaded as a
+// prefs.js: the page's look, remembered in localStorage: theme, large
+// type, the side panel and the demo note shown or hidden. Loaded as a
 // plain script in <head> so that the remembered look applies before the
 // first paint; the buttons are wired once the page is parsed.
 (() => {
   const root = document.documentElement;
   const dark = matchMedia('(prefers-color-scheme: dark)');
+  // Below this width the side panel is a drawer over the chat (app.css).
+  const narrow = matchMedia('(max-width: 60rem)');
   const read = (key) => {
     try {
       return localStorage.getItem(key);
@@ -22,27 +25,70 @@
   const apply = () => {
     root.dataset.theme = theme();
     root.classList.toggle('large', read('toolscope.large') === 'on');
+    root.classList.toggle('side-hidden', read('toolscope.side') === 'hidden');
+    root.classList.toggle('banner-hidden', read('toolscope.banner') === 'hidden');
   };
   apply();
   dark.addEventListener('change', apply);
 
+  /**
+   * keepInView makes a change that reflows the chat, such as the type
+   * size, without moving what is being read: the chat stays at its end if
+   * it was there, else the first card in sight stays where it was.
+   */
+  const keepInView = (change) => {
+    const chat = document.getElementById('chat');
+    // From the chat's top, which moves too as the header grows or shrinks.
+    const below = (el) => el.getBoundingClientRect().top - chat.getBoundingClientRect().top;
+    const atEnd = chat.scrollHeight - chat.scrollTop - chat.clientHeight < 48;
+    const anchor = [...chat.querySelectorAll('.user-msg, .round-head, .step, .turn-end')]
+      .find((el) => below(el) + el.getBoundingClientRect().height > 0);
+    const before = anchor && below(anchor);
+    // The browser's own anchoring would pick its own card, and move it again.
+    chat.style.overflowAnchor = 'none';
+    change();
+    if (atEnd) chat.scrollTop = chat.scrollHeight;
+    else if (anchor) chat.scrollTop += below(anchor) - before;
+    requestAnimationFrame(() => chat.style.removeProperty('overflow-anchor'));
+  };
+
   document.addEventListener('DOMContentLoaded', () => {
-    const themeButton = document.getElementById('toggle-theme');
-    const largeButton = document.getElementById('toggle-large');
-    const label = document.getElementById('theme-label');
+    const $ = (id) => document.getElementById(id);
+    const label = $('theme-label');
+    const sideShown = () => (narrow.matches ? root.classList.contains('side-open') : !root.classList.contains('side-hidden'));
     const show = () => {
       // The button offers the other theme.
       label.textContent = root.dataset.theme === 'dark' ? 'Light' : 'Dark';
-      largeButton.setAttribute('aria-pressed', String(root.classList.contains('large')));
+      $('toggle-large').setAttribute('aria-pressed', String(root.classList.contains('large')));
+      $('toggle-side').setAttribute('aria-expanded', String(sideShown()));
+      $('demo-badge')?.setAttribute('aria-expanded', String(!root.classList.contains('banner-hidden')));
     };
-    themeButton.addEventListener('click', () => {
-      write('toolscope.theme', root.dataset.theme === 'dark' ? 'light' : 'dark');
+    // flip stores the other of a choice's two values; isFirst: the first is current.
+    const flip = (key, isFirst, [first, second]) => {
+      write(key, isFirst ? second : first);
       apply();
       show();
+    };
+    $('toggle-theme').addEventListener('click', () => flip('toolscope.theme', root.dataset.theme === 'dark', ['dark', 'light']));
+    $('toggle-large').addEventListener('click', () => {
+      keepInView(() => flip('toolscope.large', root.classList.contains('large'), ['on', 'off']));
     });
-    largeButton.addEventListener('click', () => {
-      write('toolscope.large', root.classList.contains('large') ? 'off' : 'on');
-      apply();
+    // On a narrow screen the panel opens over the chat for a moment, so
+    // that is not remembered; on a wide one hiding it is.
+    $('toggle-side').addEventListener('click', () => {
+      if (narrow.matches) {
+        root.classList.toggle('side-open');
+        show();
+      } else {
+        flip('toolscope.side', root.classList.contains('side-hidden'), ['hidden', 'visible']);
+      }
+    });
+    // The header's "demo model" badge stays when the note goes, and brings it back.
+    const banner = () => flip('toolscope.banner', root.classList.contains('banner-hidden'), ['hidden', 'visible']);
+    $('hide-banner')?.addEventListener('click', banner);
+    $('demo-badge')?.addEventListener('click', banner);
+    narrow.addEventListener('change', () => {
+      root.classList.remove('side-open');
       show();
     });
     dark.addEventListener('change', show);
