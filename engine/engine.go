@@ -164,7 +164,7 @@ func (e *Engine) reportMCP(log io.Writer) {
 	for _, s := range e.hub.Servers() {
 		switch s.State {
 		case mcp.StateReady:
-			fmt.Fprintf(log, "mcp: %s - %s\n", s.Target, strings.Join(s.Tools, ", "))
+			fmt.Fprintf(log, "mcp: %s - %s\n", s.Name, strings.Join(s.Tools, ", "))
 		default:
 			fmt.Fprintf(log, "mcp: %s failed: %s\n", s.Target, s.Error)
 		}

@@ -296,7 +296,7 @@ func TestRunWithMCPCalculator(t *testing.T) {
 		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
 	}
 	for _, want := range []string{
-		"mcp: " + binary + " mcp calculator - add, divide, multiply, power, round_number, sqrt, subtract\n",
+		"mcp: calculator - add, divide, multiply, power, round_number, sqrt, subtract\n",
 		`tool: multiply({"a":15,"b":27}) = 405  (`,
 	} {
 		if !strings.Contains(r.stderr, want) {
@@ -344,7 +344,7 @@ func TestMCPCommandToolscopeIsThisBinary(t *testing.T) {
 	cmd := exec.Command(renamed, "run", "--ollama-host", server.Host(), "--mcp", "toolscope mcp calculator", "What is 15 times 27?")
 	cmd.Env = append(os.Environ(), "PATH="+t.TempDir())
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "mcp: "+renamed+" mcp calculator - add, divide, multiply") ||
+	if err != nil || !strings.Contains(string(out), "mcp: calculator - add, divide, multiply") ||
 		!strings.Contains(string(out), "tool: multiply({\"a\":15,\"b\":27}) = 405") {
 		t.Fatalf("with no toolscope on PATH: %v\n%s", err, out)
 	}

@@ -139,8 +139,11 @@ func errorHandler(c *fiber.Ctx, err error) error {
 		return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"error": `"model" ` + strings.TrimPrefix(me.Error(), "model "), "models": me.Served})
 	}
 	msg := err.Error()
-	if status == fiber.StatusRequestEntityTooLarge {
+	switch status {
+	case fiber.StatusRequestEntityTooLarge:
 		msg = "the request body is too large: send at most " + byteSize(c.App().Config().BodyLimit)
+	case fiber.StatusRequestHeaderFieldsTooLarge:
+		msg = "the request's headers are too large: send at most " + byteSize(c.App().Config().ReadBufferSize) + "; clearing this site's cookies may help"
 	}
 	return c.Status(status).JSON(fiber.Map{"error": msg})
 }

@@ -28,6 +28,9 @@ type Renderer struct {
 	// header is the model and tools lines last written: a chat's runs
 	// share them, and they are said again only when they change.
 	header string
+	// demo is set while the demo model runs: its pace is a setting, so its
+	// speed is labelled as scripted.
+	demo bool
 }
 
 // Render writes one event.
@@ -66,6 +69,7 @@ func (r *Renderer) Render(e agent.Event) {
 }
 
 func (r *Renderer) runStarted(run *agent.RunInfo) {
+	r.demo = run.Demo
 	var header string
 	switch {
 	case run.Demo:
@@ -107,6 +111,9 @@ func (r *Renderer) counters(round int, s *agent.RoundStats) {
 	speed := ""
 	if s.EvalMS > 0 {
 		speed = fmt.Sprintf(", %.1f tok/s", float64(s.OutputTokens)/(s.EvalMS/1000))
+		if r.demo {
+			speed += " (scripted)"
+		}
 	}
 	fmt.Fprintf(r.Log, "round %d: %d prompt tokens, %d output tokens%s, first token after %.0f ms, done: %s\n",
 		round, s.PromptTokens, s.OutputTokens, speed, s.FirstTokenMS, s.DoneReason)

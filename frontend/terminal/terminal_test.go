@@ -44,7 +44,7 @@ invalid tool call: not JSON
 tool: send_mail({"to":"a@co.com"}) = { "status": "sent" }  (3.0s)
 tool: send_mail({"to":"a@co.com"}) = error: disk full  (0.0s)
 model: Sending now.
-round 1: 300 prompt tokens, 42 output tokens, 21.0 tok/s, first token after 120 ms, done: stop
+round 1: 300 prompt tokens, 42 output tokens, 21.0 tok/s (scripted), first token after 120 ms, done: stop
 `
 	if log.String() != want {
 		t.Errorf("log\n got: %q\nwant: %q", log.String(), want)

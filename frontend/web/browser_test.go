@@ -6,7 +6,7 @@ package web_test
 // Screenshots go to $SCREENSHOT_DIR when it is set. The README's picture
 // is the whole finished conversation of the email seed prompt:
 //
-//	SCREENSHOT_DIR=/tmp/shots go test ./web -run 'TestSeedPrompts/email'
+//	SCREENSHOT_DIR=/tmp/shots go test ./frontend/web -run 'TestSeedPrompts/email'
 //	cp /tmp/shots/email-full.png docs/screenshot.png
 
 import (

@@ -358,7 +358,8 @@ const handlers = {
       prompt_tokens: plural(s.prompt_tokens ?? 0, 'token'),
       output_tokens: plural(s.output_tokens ?? 0, 'token'),
       first_token: duration(s.first_token_ms ?? 0),
-      speed: seconds > 0 ? `${(s.output_tokens / seconds).toFixed(1)} tok/s` : '—',
+      // The demo model's pace is a setting, not a measure of any model.
+      speed: seconds > 0 ? `${(s.output_tokens / seconds).toFixed(1)} tok/s${this.info?.demo ? ' (scripted)' : ''}` : '—',
       done_reason: s.done_reason,
     });
     slot(r.el, 'stats').classList.add('is-filled');
