@@ -3,6 +3,7 @@ package streamparser
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -60,10 +61,11 @@ func (d Dialect) String() string {
 	return fmt.Sprintf("Dialect(%d)", d)
 }
 
-// ParseDialect returns the dialect with the given name, ignoring case.
+// ParseDialect returns the dialect with the given name, or one of its
+// aliases, ignoring case.
 func ParseDialect(name string) (Dialect, error) {
 	for i, x := range syntaxes {
-		if strings.EqualFold(name, x.name) {
+		if strings.EqualFold(name, x.name) || slices.ContainsFunc(x.aliases, func(a string) bool { return strings.EqualFold(name, a) }) {
 			return Dialect(i), nil
 		}
 	}
@@ -75,6 +77,7 @@ func ParseDialect(name string) (Dialect, error) {
 func (d Dialect) Instructions() string { return d.syntax().instructions }
 
 // Marker returns the text that opens a call in d, as a model writes it.
+// Two dialects may share one: Qwen3Coder's is Hermes's.
 func (d Dialect) Marker() string { return d.syntax().opens[0] }
 
 func (d Dialect) syntax() *syntax {
@@ -89,6 +92,8 @@ func (d Dialect) syntax() *syntax {
 // between the marker and the first bracket are its prelude.
 type syntax struct {
 	name string
+	// aliases are other names ParseDialect reads, such as a model's.
+	aliases []string
 	// opens are the markers that open a call in reply text.
 	opens []string
 	// close is the tag that ends a call; empty when brackets end it.
@@ -101,6 +106,13 @@ type syntax struct {
 	lang lang
 	// list: the body is a list of calls, split at its top-level commas.
 	list bool
+	// argsTag, in a list dialect, lets a name, the tag and a JSON object
+	// follow the marker instead of a list: Mistral's name[ARGS]{…}.
+	argsTag string
+	// seps are the bytes that may separate a call from the next, as in
+	// "a(x=1); b(y=2)": with the spaces around them, they belong to the
+	// next call's Text.
+	seps string
 	// bareObject: a '{' at the start of the reply opens a call.
 	bareObject bool
 	// shape tells the model how to write a call; reasons end with it.
@@ -118,20 +130,24 @@ type syntax struct {
 	// call's body, or in a list all of them, joined by ", ".
 	lead, trail string
 
-	// Set by init: the tags that matter in reply text, their first bytes
-	// for a fast scan, the tag that ends a call, if any, and the bytes
-	// that matter in a call outside strings: the closing tag's first, or
-	// the brackets (and a list's comma).
-	textTags  []string
-	firsts    byteSet
-	closeTags []string
-	stops     byteSet
+	// Set by init: the tags that matter in reply text and in thinking,
+	// their first bytes for a fast scan, the tag that ends a call, if
+	// any, and the bytes that matter in a call outside strings: the
+	// closing tag's first, or the brackets (and a list's comma).
+	textTags    []string
+	firsts      byteSet
+	thinkTags   []string
+	thinkFirsts byteSet
+	closeTags   []string
+	stops       byteSet
 }
 
 // prepare sets the fields that follow from the others.
 func (x *syntax) prepare() {
 	x.textTags = append([]string{thinkOpen}, x.opens...)
 	x.firsts = firstBytes(x.textTags)
+	x.thinkTags = append([]string{thinkClose}, x.opens...)
+	x.thinkFirsts = firstBytes(x.thinkTags)
 	if x.close != "" {
 		x.closeTags = []string{x.close}
 		x.stops[x.close[0]] = true
@@ -142,13 +158,21 @@ func (x *syntax) prepare() {
 			x.stops[c] = true
 		}
 	}
-	x.stops[','] = x.list
+	// A Pythonic list of calls is split at its commas too.
+	x.stops[','] = x.list || x.lang == pythonLang
 }
 
-// parse reads a closed call's Raw.
-func (x *syntax) parse(raw string) (name string, args json.RawMessage, reason string) {
-	if x.lang == pythonLang {
+// parse reads a closed call's Raw; schemas are the tools' parameter
+// schemas, by which XML values are typed.
+func (x *syntax) parse(raw string, schemas map[string]json.RawMessage) (name string, args json.RawMessage, reason string) {
+	switch x.lang {
+	case pythonLang:
 		return x.parsePython(raw)
+	case xmlLang:
+		return x.parseXML(raw, schemas)
+	}
+	if name, body, ok := x.namedCall(raw); ok {
+		return x.parseNamed(name, body)
 	}
 	return x.parseJSON(raw)
 }

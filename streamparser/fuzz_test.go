@@ -9,12 +9,13 @@ import (
 // that the parser does not panic, gives the same events as for the whole
 // input, and that the events rebuild the input and are well formed. Run
 // one longer with: go test -fuzz '^FuzzMarker$' ./streamparser/
-func FuzzHermes(f *testing.F)   { fuzzDialect(f, Hermes) }
-func FuzzMarker(f *testing.F)   { fuzzDialect(f, Marker) }
-func FuzzPythonic(f *testing.F) { fuzzDialect(f, Pythonic) }
-func FuzzLlama3(f *testing.F)   { fuzzDialect(f, Llama3) }
-func FuzzMistral(f *testing.F)  { fuzzDialect(f, Mistral) }
-func FuzzFenced(f *testing.F)   { fuzzDialect(f, Fenced) }
+func FuzzHermes(f *testing.F)     { fuzzDialect(f, Hermes) }
+func FuzzMarker(f *testing.F)     { fuzzDialect(f, Marker) }
+func FuzzPythonic(f *testing.F)   { fuzzDialect(f, Pythonic) }
+func FuzzLlama3(f *testing.F)     { fuzzDialect(f, Llama3) }
+func FuzzMistral(f *testing.F)    { fuzzDialect(f, Mistral) }
+func FuzzFenced(f *testing.F)     { fuzzDialect(f, Fenced) }
+func FuzzQwen3Coder(f *testing.F) { fuzzDialect(f, Qwen3Coder) }
 
 // fuzzDialect seeds with the whole corpus, its own dialect's cases
 // first: another dialect's input is a fine test of what is not a call.
@@ -28,7 +29,7 @@ func fuzzDialect(f *testing.F, d Dialect) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, input string, cuts uint64, inThinking bool) {
-		opts := Options{Dialect: d, InThinking: inThinking, Tools: testTools}
+		opts := Options{Dialect: d, InThinking: inThinking, Tools: testTools, Schemas: testSchemas}
 		whole := run(opts, []string{input})
 		checkProperties(t, input, whole)
 		var chunks []string

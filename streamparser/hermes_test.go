@@ -110,6 +110,11 @@ func hermesCases() []parserCase {
 			want:  seq(bad(0, `{"name":"a"}</tool_c`, `<tool_call>{"name":"a"}</tool_c`, Unclosed)),
 		},
 		{name: "unterminated thinking", input: "<think>still going", want: seq(ev{Kind: ThinkingOpen}, think("still going"))},
+		{
+			name:  "a call in unterminated thinking is reported",
+			input: "<think>call it: <tool_call>{\"name\":\"a\"}</tool_call> <tool_call>",
+			want:  seq(ev{Kind: ThinkingOpen}, think("call it: <tool_call>{\"name\":\"a\"}</tool_call> <tool_call>"), ev{Kind: CallInThinking, Text: "<tool_call>"}),
+		},
 		{name: "emoji CJK Arabic", input: "<think>🙂 思考 تفكير</think>答え 🎉 مرحبا", want: seq(thought("🙂 思考 تفكير"), txt("答え 🎉 مرحبا"))},
 		{
 			name:  "multibyte in arguments",

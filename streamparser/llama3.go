@@ -12,7 +12,8 @@ func init() { define(Llama3, &llama3) }
 //
 // A bare '{' opens a call only where a call can stand: at the start of
 // the reply, after spaces and thinking, or right after another call, with
-// spaces and ';' between (Llama separates calls with "; "). Anywhere else
+// spaces and ';' between (Llama separates calls with "; ", which with
+// the spaces around it is in the next call's Text). Anywhere else
 // a brace is text, so prose and code that quote JSON stay text. A '{' that
 // opens a call and never balances ends the reply as an unclosed call.
 //
@@ -23,6 +24,7 @@ var llama3 = syntax{
 	opens:      []string{"<|python_tag|>"},
 	body:       '{',
 	bareObject: true,
+	seps:       ";",
 	argsKey:    "parameters",
 	shape:      `write one JSON object {"name": "<tool name>", "parameters": {…}}, alone at the start of the reply or after <|python_tag|>`,
 	noBody:     `no JSON object follows <|python_tag|>`,

@@ -31,12 +31,17 @@ func llama3Cases() []parserCase {
 		{
 			name:  "calls separated by semicolons",
 			input: weather + "; " + `{"name": "a"}`,
-			want:  seq(lcall(0, "get_weather", weatherArgs, weather), txt("; "), lcall(1, "a", `{}`, `{"name": "a"}`)),
+			want:  seq(lcall(0, "get_weather", weatherArgs, weather), call(1, "a", `{}`, `{"name": "a"}`, `; {"name": "a"}`)),
 		},
 		{
 			name:  "python tag after text, then a bare object",
 			input: "Look." + pyTag + weather + "; " + `{"name": "a"}`,
-			want:  seq(txt("Look."), call(0, "get_weather", weatherArgs, weather, pyTag+weather), txt("; "), lcall(1, "a", `{}`, `{"name": "a"}`)),
+			want:  seq(txt("Look."), call(0, "get_weather", weatherArgs, weather, pyTag+weather), call(1, "a", `{}`, `{"name": "a"}`, `; {"name": "a"}`)),
+		},
+		{
+			name:  "spaces alone between calls are text",
+			input: weather + "\n" + `{"name": "a"}` + " ;x",
+			want:  seq(lcall(0, "get_weather", weatherArgs, weather), txt("\n"), lcall(1, "a", `{}`, `{"name": "a"}`), txt(" ;x")),
 		},
 		{name: "an object after text is text", input: "Sure: " + weather, want: seq(txt("Sure: " + weather))},
 		{

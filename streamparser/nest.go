@@ -17,16 +17,21 @@ type lang uint8
 const (
 	jsonLang lang = iota
 	pythonLang
+	// xmlLang has neither strings nor brackets: only the closing tag
+	// ends a call, as in vLLM's Qwen3-Coder parser.
+	xmlLang
 )
 
 var (
 	opensString = [...][256]bool{
 		jsonLang:   {'"': true},
 		pythonLang: {'"': true, '\'': true},
+		xmlLang:    {},
 	}
 	bracketDepth = [...][256]int8{
 		jsonLang:   {'{': 1, '[': 1, '}': -1, ']': -1},
 		pythonLang: {'{': 1, '[': 1, '(': 1, '}': -1, ']': -1, ')': -1},
+		xmlLang:    {},
 	}
 )
 

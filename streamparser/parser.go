@@ -20,13 +20,20 @@
 // <think>…</think> is read in every dialect: models think whatever call
 // format they are told. A call written inside <think> is thinking: the
 // model is planning a call, not making it, and the trained formats put
-// calls after </think>.
+// calls after </think>. But a reply that ends inside thinking after a call
+// marker ends with a CallInThinking event, so that the call the model
+// meant to make is not lost without a word.
+//
+// The separators between calls ("[", ", ", "]", "; ") belong to the
+// calls, not to the reply's text: they are in the calls' Text.
 //
 // The parser does no I/O and starts no goroutines. On plain text it does
 // not allocate: Text events are slices of the chunk that was fed.
 package streamparser
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -53,11 +60,16 @@ const (
 	// CallInvalid reports a finished (or never finished) call that cannot
 	// be run; Reason says why, in words the model can act on.
 	CallInvalid
+	// CallInThinking ends a reply that ended inside thinking after a call
+	// marker: the model wrote a call where it is not run. Text is the
+	// marker. It comes from Flush, after every other event.
+	CallInThinking
 )
 
 var kindNames = [...]string{Text: "text", Thinking: "thinking", ThinkingOpen: "thinking_open",
 	ThinkingClose: "thinking_close", CallOpen: "call_open",
-	CallDelta: "call_delta", CallParsed: "call_parsed", CallInvalid: "call_invalid"}
+	CallDelta: "call_delta", CallParsed: "call_parsed", CallInvalid: "call_invalid",
+	CallInThinking: "call_in_thinking"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -69,7 +81,8 @@ func (k Kind) String() string {
 // Event is one thing the parser found. Which fields are set depends on Kind.
 type Event struct {
 	Kind Kind
-	// Text holds the characters of a Text, Thinking or CallDelta event.
+	// Text holds the characters of a Text, Thinking or CallDelta event,
+	// or the marker of a CallInThinking event.
 	Text string
 	// Index numbers the calls of one reply from 0, in the order they open.
 	Index int
@@ -85,9 +98,15 @@ type Options struct {
 	// Dialect is how the model writes calls; the zero value is Hermes.
 	Dialect Dialect
 	// Tools names the tools the model may call. Pythonic reads a bare
-	// name(…) as a call only for these names, and only for names made of
-	// ASCII letters, digits, '_', '.' and '-'. Other dialects ignore them.
+	// name(…), or a list [name(…), …], as calls only for these names, and
+	// only for names made of ASCII letters, digits, '_', '.' and '-'.
+	// Other dialects ignore them.
 	Tools []string
+	// Schemas are the tools' parameter schemas (JSON Schema objects with
+	// "properties"), by tool name. Qwen3Coder reads a value as JSON only
+	// where its parameter's "type" is not "string": its values are written
+	// bare. Other dialects ignore them.
+	Schemas map[string]json.RawMessage
 }
 
 // Parser is an incremental tool-call parser. The zero value is ready to
@@ -120,7 +139,21 @@ type Parser struct {
 	call  []byte // the open call as written so far
 	rawAt int    // where the open call's Raw starts in call
 	named bool   // the open call's prelude has had a tool name
-	nest  nest
+	// argsAt counts the bytes of the syntax's argsTag read after a name.
+	argsAt int
+	// list: the open call is an element of a list, which its top-level
+	// commas and closing bracket end.
+	list bool
+	nest nest
+
+	// seps: the bytes after a call may separate it from the next one, and
+	// are read into call[:sepLen] until a byte that is not a separator or
+	// a space; then they open the next call's Text, or are text.
+	seps   bool
+	sepLen int
+	// thoughtCall is the first call marker read in the open thinking block.
+	thoughtCall string
+	schemas     map[string]json.RawMessage
 }
 
 type mode uint8
@@ -136,11 +169,6 @@ const (
 	thinkClose = "</think>"
 )
 
-var (
-	thinkingTags   = []string{thinkClose}
-	thinkingFirsts = firstBytes(thinkingTags)
-)
-
 // New returns a parser set up by opts.
 func New(opts Options) *Parser {
 	p := &Parser{}
@@ -153,7 +181,7 @@ func New(opts Options) *Parser {
 func (p *Parser) Reset(opts Options) {
 	x := opts.Dialect.syntax()
 	*p = Parser{syn: x, call: p.call[:0], textTags: x.textTags, nameTags: len(x.textTags),
-		firsts: &x.firsts, bareObject: x.bareObject}
+		firsts: &x.firsts, bareObject: x.bareObject, schemas: opts.Schemas}
 	if x.lang == pythonLang {
 		p.addNames(opts.Tools)
 	}
@@ -162,12 +190,13 @@ func (p *Parser) Reset(opts Options) {
 	}
 }
 
-// addNames makes "name(" a tag for each tool that can be called bare.
+// addNames makes "name(" a tag for each tool that can be called bare, and
+// "[name(" one that opens a list of calls.
 func (p *Parser) addNames(tools []string) {
 	tags := slices.Clip(p.textTags)
 	for _, name := range tools {
 		if name != "" && strings.IndexFunc(name, func(r rune) bool { return r > 0x7f || !isIdent(byte(r)) }) < 0 {
-			tags = append(tags, name+"(")
+			tags = append(tags, name+"(", "["+name+"(")
 		}
 	}
 	p.textTags = tags
@@ -176,9 +205,14 @@ func (p *Parser) addNames(tools []string) {
 }
 
 // Pending returns the characters held back because they may be the start
-// of a tag or of a UTF-8 character. A screen can show them as pending.
+// of a tag or of a UTF-8 character, or separate two calls. A screen can
+// show them as pending.
 func (p *Parser) Pending() string {
-	return p.held + string(p.partial[:p.partialLen])
+	pending := p.held + string(p.partial[:p.partialLen])
+	if p.sepLen > 0 && p.mode == inText {
+		pending = string(p.call[:p.sepLen]) + pending
+	}
+	return pending
 }
 
 // Feed parses the next chunk of the reply and calls emit for each event,
@@ -214,20 +248,25 @@ func (p *Parser) Feed(chunk string, emit func(Event)) {
 // tag can start in it, it ends on a whole character, and nothing is held.
 // Most chunks are; Feed takes them in one step.
 func (p *Parser) plain(chunk string) bool {
-	if p.mode == inCall || p.held != "" || p.partialLen > 0 || p.bareObject || chunk == "" || chunk[len(chunk)-1] >= utf8.RuneSelf {
+	if p.mode == inCall || p.held != "" || p.partialLen > 0 || p.bareObject || p.seps || chunk == "" || chunk[len(chunk)-1] >= utf8.RuneSelf {
 		return false
 	}
 	return p.tagFirsts().index(chunk) < 0
 }
 
 // Flush ends the reply: whatever was held back comes out as characters,
-// and a call that was never finished is reported as invalid.
+// a call that was never finished is reported as invalid, and a call
+// marker in thinking that never closed is reported.
 func (p *Parser) Flush(emit func(Event)) {
 	held := p.held + string(p.partial[:p.partialLen])
 	p.held, p.partialLen = "", 0
+	p.flushSeps(emit)
 	p.chars(held, emit)
-	if p.mode == inCall {
+	switch {
+	case p.mode == inCall:
 		p.endCall("", Unclosed, emit)
+	case p.mode == inThinking && p.thoughtCall != "":
+		emit(Event{Kind: CallInThinking, Text: p.thoughtCall})
 	}
 }
 
@@ -236,7 +275,7 @@ func (p *Parser) Flush(emit func(Event)) {
 func (p *Parser) tags() []string {
 	switch p.mode {
 	case inThinking:
-		return thinkingTags
+		return p.syn.thinkTags
 	case inCall:
 		return p.syn.closeTags
 	}
@@ -246,6 +285,11 @@ func (p *Parser) tags() []string {
 // scanText handles text and thinking: everything up to a possible tag is
 // emitted as one slice of s.
 func (p *Parser) scanText(s string, emit func(Event)) string {
+	if p.seps && p.mode == inText {
+		if s = p.readSeps(s, emit); s == "" {
+			return ""
+		}
+	}
 	if p.bareObject && p.mode == inText {
 		if n := blankPrefix(s); n < len(s) && s[n] == '{' {
 			p.chars(s[:n], emit)
@@ -274,7 +318,7 @@ func (p *Parser) scanText(s string, emit func(Event)) string {
 // tagFirsts returns the first bytes of the tags read in text or thinking.
 func (p *Parser) tagFirsts() *byteSet {
 	if p.mode == inThinking {
-		return &thinkingFirsts
+		return &p.syn.thinkFirsts
 	}
 	return p.firsts
 }
@@ -324,23 +368,47 @@ func (p *Parser) scanTagged(s string, emit func(Event)) string {
 }
 
 // scanPrelude reads what stands between a call's marker and the bracket
-// that opens its body: spaces, and in Pythonic the tool's name. Anything
-// else means that the marker opened no call: it ends, invalid, before the
+// that opens its body: spaces, and in Pythonic the tool's name; in
+// Mistral either a list's '[' or a name, argsTag and '{'. Anything else
+// means that the marker opened no call: it ends, invalid, before the
 // byte that broke it, which is read again as text.
 func (p *Parser) scanPrelude(s string, emit func(Event)) string {
+	x := p.syn
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == p.syn.body:
+		c := s[i]
+		switch {
+		case p.named && x.argsTag != "":
+			if p.argsAt < len(x.argsTag) && c == x.argsTag[p.argsAt] {
+				p.argsAt++
+				continue
+			}
+			if p.argsAt == 0 && isIdent(c) {
+				continue
+			}
+			if p.argsAt == len(x.argsTag) && c == '{' {
+				p.nest.depth = 1
+				p.prelude(s[:i+1], emit)
+				return s[i+1:]
+			}
+		case c == x.body:
 			p.nest.depth = 1
 			p.prelude(s[:i+1], emit)
 			return s[i+1:]
-		case p.syn.lang == pythonLang && isIdent(c):
+		case isIdent(c) && (x.lang == pythonLang || x.argsTag != ""):
+			if !p.named && p.list {
+				// A name, not a list, follows the marker: the name and
+				// what follows it are Raw, the spaces before it are not.
+				p.prelude(s[:i], emit)
+				s, i, p.list = s[i:], 0, false
+			}
 			p.named = true
-		case !isSpace(c) || p.named:
-			p.prelude(s[:i], emit)
-			p.endCall("", p.syn.noBody+": "+p.syn.shape, emit)
-			return s[i:]
+			continue
+		case isSpace(c) && !p.named:
+			continue
 		}
+		p.prelude(s[:i], emit)
+		p.endCall("", x.noBody+": "+x.shape, emit)
+		return s[i:]
 	}
 	p.prelude(s, emit)
 	return ""
@@ -349,7 +417,7 @@ func (p *Parser) scanPrelude(s string, emit func(Event)) string {
 // prelude keeps the bytes before a call's body in its Raw; but a list's
 // bracket, and what precedes it, belong to no element's Raw.
 func (p *Parser) prelude(s string, emit func(Event)) {
-	if !p.syn.list {
+	if !p.list {
 		p.chars(s, emit)
 		return
 	}
@@ -357,10 +425,40 @@ func (p *Parser) prelude(s string, emit func(Event)) {
 	p.rawAt = len(p.call)
 }
 
+// readSeps reads the separators and spaces after a call, up to the first
+// byte that is neither, and returns the rest of s. Spaces alone are text.
+func (p *Parser) readSeps(s string, emit func(Event)) string {
+	n := 0
+	for n < len(s) && (isSpace(s[n]) || strings.IndexByte(p.syn.seps, s[n]) >= 0) {
+		n++
+	}
+	p.call = append(p.call, s[:n]...)
+	p.sepLen = len(p.call)
+	if n == len(s) {
+		return ""
+	}
+	p.seps = false
+	if !bytes.ContainsAny(p.call[:p.sepLen], p.syn.seps) {
+		p.flushSeps(emit)
+	}
+	return s[n:]
+}
+
+// flushSeps emits as text the separators held after a call, since no call
+// follows them.
+func (p *Parser) flushSeps(emit func(Event)) {
+	if p.sepLen == 0 || p.mode != inText {
+		return
+	}
+	seps := string(p.call[:p.sepLen])
+	p.sepLen, p.seps = 0, false
+	p.chars(seps, emit)
+}
+
 // scanBody reads a call up to the bracket that balances its first one; a
 // list's elements end at its top-level commas too.
 func (p *Parser) scanBody(s string, emit func(Event)) string {
-	list := p.syn.list
+	list := p.list
 	for i := p.nest.scan(s, &p.syn.stops); i < len(s); i += 1 + p.nest.scan(s[i+1:], &p.syn.stops) {
 		c := s[i]
 		switch depth := p.nest.bracket(c); {
@@ -372,6 +470,7 @@ func (p *Parser) scanBody(s string, emit func(Event)) string {
 			p.endCall(s[i:i+1], "", emit)
 			if c == ',' {
 				p.openCall("", "", 1, emit)
+				p.list = true
 			}
 		default:
 			continue
@@ -466,6 +565,7 @@ func (p *Parser) chars(s string, emit func(Event)) {
 	}
 	switch p.mode {
 	case inText:
+		p.flushSeps(emit)
 		if p.bareNames() {
 			if i := lastNonBlank(s); i >= 0 {
 				p.lead = s[i]
@@ -488,13 +588,23 @@ func (p *Parser) enter(tag string, emit func(Event)) {
 	p.lead = 0
 	switch {
 	case tag == thinkOpen:
+		p.flushSeps(emit)
 		p.mode = inThinking
 		emit(Event{Kind: ThinkingOpen})
 	case tag == thinkClose:
-		p.mode = inText
+		p.mode, p.thoughtCall = inText, ""
 		emit(Event{Kind: ThinkingClose})
+	case p.mode == inThinking:
+		// A call marker while thinking is thinking, and noted.
+		if p.thoughtCall == "" {
+			p.thoughtCall = tag
+		}
+		emit(Event{Kind: Thinking, Text: tag})
 	case p.mode == inCall:
 		p.endCall(tag, "", emit)
+	case tag[0] == '[' && slices.Contains(p.textTags[p.nameTags:], tag):
+		p.openCall("[", tag[1:], 2, emit)
+		p.list = true
 	case slices.Contains(p.textTags[p.nameTags:], tag):
 		p.openCall("", tag, 1, emit)
 	default:
@@ -503,13 +613,15 @@ func (p *Parser) enter(tag string, emit func(Event)) {
 }
 
 // openCall starts the next call. lead is the part of it that is not Raw
-// (its marker); raw starts Raw when the tag that opened the call is part
-// of it (a bare call), and depth counts the brackets raw opens.
+// (its marker), after the separators held before it; raw starts Raw when
+// the tag that opened the call is part of it (a bare call), and depth
+// counts the brackets raw opens.
 func (p *Parser) openCall(lead, raw string, depth int, emit func(Event)) {
 	p.mode = inCall
-	p.call = append(p.call[:0], lead...)
+	p.call = append(p.call[:p.sepLen], lead...)
+	p.sepLen, p.seps = 0, false
 	p.rawAt = len(p.call)
-	p.named = false
+	p.named, p.argsAt, p.list = false, 0, p.syn.list
 	p.nest = nest{depth: depth, lang: p.syn.lang}
 	emit(Event{Kind: CallOpen, Index: p.calls})
 	p.chars(raw, emit)
@@ -523,7 +635,7 @@ func (p *Parser) endCall(closer, reason string, emit func(Event)) {
 	text := string(p.call)
 	c := &Call{Text: text, Raw: text[p.rawAt : len(text)-len(closer)], Reason: reason}
 	if reason == "" {
-		c.Name, c.Arguments, c.Reason = p.syn.parse(c.Raw)
+		c.Name, c.Arguments, c.Reason = p.syn.parse(c.Raw, p.schemas)
 	}
 	kind := CallParsed
 	if c.Reason != "" {
@@ -534,6 +646,8 @@ func (p *Parser) endCall(closer, reason string, emit func(Event)) {
 	p.mode = inText
 	p.lead = 0
 	p.bareObject = p.syn.bareObject
+	p.call = p.call[:0]
+	p.seps = p.syn.seps != ""
 }
 
 // matchTag reports whether s starts with one of tags, or is itself the

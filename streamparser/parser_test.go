@@ -147,12 +147,16 @@ func corpus() []parserCase {
 	}{
 		{Hermes, hermesCases()}, {Marker, markerCases()}, {Pythonic, pythonicCases()},
 		{Llama3, llama3Cases()}, {Mistral, mistralCases()}, {Fenced, fencedCases()},
+		{Qwen3Coder, qwen3coderCases()},
 	} {
 		for _, c := range part.cases {
 			c.name = part.d.String() + "/" + c.name
 			c.opts.Dialect = part.d
 			if part.d == Pythonic {
 				c.opts.Tools = testTools
+			}
+			if part.d == Qwen3Coder && c.opts.Schemas == nil {
+				c.opts.Schemas = testSchemas
 			}
 			all = append(all, c)
 		}
@@ -162,6 +166,15 @@ func corpus() []parserCase {
 
 // testTools are the tools that Pythonic cases may call bare.
 var testTools = []string{"get_weather", "send_mail", "a", "big"}
+
+// testSchemas are the parameter schemas that Qwen3Coder cases type values by.
+var testSchemas = map[string]json.RawMessage{
+	"get_weather": json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
+		"hourly": {"type": "boolean"}, "hours": {"type": "array"}, "opts": {"type": "object"}, "ratio": {"type": ["number", "null"]},
+		"note": {"type": ["string", "null"]}, "any": {}}}`),
+	"a":   json.RawMessage(`{"type": "object", "properties": {"x": {"type": "number"}, "list": {"type": "array"}}}`),
+	"big": json.RawMessage(`{"properties": {"v": {"type": "string"}}}`),
+}
 
 func TestParseCorpus(t *testing.T) {
 	for _, c := range corpus() {
@@ -203,7 +216,7 @@ func TestChunkProof(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			for _, d := range Dialects() {
 				opts := c.opts
-				opts.Dialect, opts.Tools = d, testTools
+				opts.Dialect, opts.Tools, opts.Schemas = d, testTools, testSchemas
 				if d != c.opts.Dialect && len(c.input) > 4096 {
 					continue
 				}
@@ -255,7 +268,7 @@ func checkProperties(t *testing.T, input string, evs []ev) {
 	validInput := utf8.ValidString(input)
 	calls, open := 0, false
 	var raw strings.Builder
-	for _, e := range evs {
+	for i, e := range evs {
 		if validInput && !utf8.ValidString(e.Text) {
 			t.Fatalf("event %v splits a UTF-8 character", e)
 		}
@@ -293,6 +306,10 @@ func checkProperties(t *testing.T, input string, evs []ev) {
 			}
 			open = false
 			calls++
+		case CallInThinking:
+			if i != len(evs)-1 || e.Text == "" {
+				fail("a call in thinking reported before the end, or without its marker")
+			}
 		default:
 			if open {
 				fail("text inside a call")
@@ -327,16 +344,17 @@ func splitRandom(rng *rand.Rand, s string) []string {
 // chunks at every pair of points, in each dialect.
 func TestEveryPairOfSplits(t *testing.T) {
 	inputs := map[Dialect]string{
-		Hermes:   "a<think>x<y</think><tool_call>{\"name\":\"n\",\"arguments\":{\"s\":\"</tool_call>🙂\"}}</tool_call><b",
-		Marker:   "a<think>x</think>>>>CALL_FUNCTION<<< {\"name\":\"n\",\"arguments\":{\"s\":\"}🙂\"}}>>b",
-		Pythonic: "<think>x</think>a(s='),🙂') <<function>>b(n=[1]) xa(",
-		Llama3:   "<think>x</think> {\"name\":\"n\",\"parameters\":{\"s\":\"}🙂\"}}; {\"name\":\"m\"}{",
-		Mistral:  "a[TOOL_CALLS] [{\"name\":\"n\",\"arguments\":{\"s\":\"],🙂\"}}, {}][b",
-		Fenced:   "<think>x</think>```json\n{\"name\":\"n\",\"arguments\":{\"s\":\"```🙂\"}}\n``` ``",
+		Hermes:     "a<think>x<y</think><tool_call>{\"name\":\"n\",\"arguments\":{\"s\":\"</tool_call>🙂\"}}</tool_call><b",
+		Marker:     "a<think>x</think>>>>CALL_FUNCTION<<< {\"name\":\"n\",\"arguments\":{\"s\":\"}🙂\"}}>>b",
+		Pythonic:   "<think>x</think>a(s='),🙂') <<function>>b(n=[1]) xa(",
+		Llama3:     "<think>x</think> {\"name\":\"n\",\"parameters\":{\"s\":\"}🙂\"}}; {\"name\":\"m\"}{",
+		Mistral:    "a[TOOL_CALLS] [{\"name\":\"n\",\"arguments\":{\"s\":\"],🙂\"}}, {}][b",
+		Fenced:     "<think>x</think>```json\n{\"name\":\"n\",\"arguments\":{\"s\":\"```🙂\"}}\n``` ``",
+		Qwen3Coder: "<think>x<tool_call></think><tool_call>\n<function=a>\n<parameter=x>\n[1]🙂\n</parameter>\n</function>\n</tool_call><",
 	}
 	for _, d := range Dialects() {
 		t.Run(d.String(), func(t *testing.T) {
-			opts := Options{Dialect: d, Tools: testTools}
+			opts := Options{Dialect: d, Tools: testTools, Schemas: testSchemas}
 			input := inputs[d]
 			whole := merge(run(opts, []string{input}))
 			for i := 0; i <= len(input); i++ {
@@ -348,6 +366,35 @@ func TestEveryPairOfSplits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A call marker in a thinking block that never closes is reported at the
+// end, in every dialect; in one that closes, it is only thinking.
+func TestCallInThinking(t *testing.T) {
+	for _, d := range Dialects() {
+		opts := Options{Dialect: d, Tools: testTools}
+		marker := d.Marker()
+		for input, want := range map[string]bool{
+			"<think>I will call " + marker + " now":                   true,
+			"<think>" + marker + "x" + marker + "</think>" + "answer": false,
+			"<think>no call here":                                     false,
+			"<think>" + marker + "</think>ok<think>no call here":      false,
+			"plan " + marker[:2]:                                      false,
+		} {
+			for _, inThinking := range []bool{false, true} {
+				opts.InThinking = inThinking
+				evs := merge(run(opts, splitEvery(input, 3)))
+				last := evs[len(evs)-1]
+				reported := last.Kind == CallInThinking
+				if reported != want {
+					t.Errorf("%s, in thinking %v: %q ends with %v, want a call in thinking: %v", d, inThinking, input, last, want)
+				}
+				if reported && !strings.HasPrefix(marker, last.Text) {
+					t.Errorf("%s: %q reports the marker %q", d, input, last.Text)
+				}
+			}
+		}
 	}
 }
 
@@ -425,6 +472,8 @@ func bigCall(d Dialect, v string) string {
 		return "[TOOL_CALLS][" + obj + "]"
 	case Fenced:
 		return "```json\n" + obj + "\n```"
+	case Qwen3Coder:
+		return "<tool_call>\n<function=big>\n<parameter=v>\n" + v + "\n</parameter>\n</function>\n</tool_call>"
 	}
 	return "<tool_call>\n" + obj + "\n</tool_call>"
 }
@@ -456,7 +505,10 @@ func TestParseDialect(t *testing.T) {
 		}
 	}
 	_, err := ParseDialect("qwen")
-	if err == nil || !strings.Contains(err.Error(), "hermes, marker, pythonic, llama3, mistral, fenced") {
+	if got, err := ParseDialect("Gorilla"); got != Pythonic || err != nil {
+		t.Errorf("ParseDialect(Gorilla) = %v, %v; want pythonic", got, err)
+	}
+	if err == nil || !strings.Contains(err.Error(), "hermes, marker, pythonic, llama3, mistral, fenced, qwen3coder") {
 		t.Fatalf("ParseDialect(qwen) error %v does not list the dialects", err)
 	}
 	if got := Dialect(42).String(); got != "Dialect(42)" {

@@ -12,7 +12,8 @@ import (
 )
 
 // Pythonic is <<function>>name(a=1, b="x"), or a bare name(a=1) of a
-// tool listed in Options.Tools.
+// tool listed in Options.Tools. It is gorilla-openfunctions-v2's format,
+// and ParseDialect reads it as "gorilla" too.
 const Pythonic Dialect = 2
 
 func init() { define(Pythonic, &pythonic) }
@@ -24,6 +25,13 @@ func init() { define(Pythonic, &pythonic) }
 // that balances its first one; strings in either quote, with backslash
 // escapes, hide brackets. Raw is name(…), with any spaces after the marker.
 //
+// Several calls follow one another: each after its own marker, as
+// gorilla-openfunctions-v2 writes them, "<<function>>a(x=1)<<function>>b()";
+// separated by ", " or "; "; or in a Python list, as Llama 3.2 writes them,
+// "[a(x=1), b()]", where '[' followed by a known tool's name and '(' opens
+// the list and each element is a call, as in Mistral's list. The
+// separators and the list's brackets are in the calls' Text.
+//
 // Arguments must be named, and their values Python literals, converted to
 // JSON: strings, numbers, True/False/None (or true/false/null), lists and
 // tuples (arrays), and dicts with string keys (objects). Anything else,
@@ -33,12 +41,14 @@ func init() { define(Pythonic, &pythonic) }
 //	<<function>>get_weather(city="Paris", days=3)
 //	get_weather(city='Paris', hours=[9, 12], units=None)
 var pythonic = syntax{
-	name:   "pythonic",
-	opens:  []string{"<<function>>"},
-	body:   '(',
-	lang:   pythonLang,
-	shape:  "write <<function>>name(arg=value, …) with every argument named and every value a Python literal",
-	noBody: "no tool name and '(' follow <<function>>",
+	name:    "pythonic",
+	aliases: []string{"gorilla"},
+	seps:    ",;",
+	opens:   []string{"<<function>>"},
+	body:    '(',
+	lang:    pythonLang,
+	shape:   "write <<function>>name(arg=value, …) with every argument named and every value a Python literal",
+	noBody:  "no tool name and '(' follow <<function>>",
 	instructions: `For each function call, write <<function>> followed by a Python function call with keyword arguments:
 <<function>>function_name(argument_name="value", other_argument=2)`,
 }
@@ -47,6 +57,9 @@ var pythonic = syntax{
 func (x *syntax) parsePython(raw string) (string, json.RawMessage, string) {
 	s := strings.TrimSpace(raw)
 	open := strings.IndexByte(s, '(')
+	if open < 0 {
+		return "", nil, "the call has no '(': " + x.shape
+	}
 	name := s[:open]
 	if name == "" {
 		return "", nil, "the call has no tool name before '(': " + x.shape

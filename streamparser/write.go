@@ -13,8 +13,9 @@ type Draft struct {
 }
 
 // Arg is one named argument of a Draft. Value is JSON, written as given
-// in the JSON dialects and as the Python literal of the same text in
-// Pythonic (true, false and null become True, False and None).
+// in the JSON dialects, as the Python literal of the same text in
+// Pythonic (true, false and null become True, False and None), and in
+// Qwen3Coder bare if a string, else as given.
 type Arg struct {
 	Name  string
 	Value json.RawMessage
@@ -46,6 +47,10 @@ func (d Dialect) WriteCalls(b *strings.Builder, calls []Draft) {
 
 // writeBody writes one call without its marker.
 func (x *syntax) writeBody(b *strings.Builder, c Draft) {
+	if x.lang == xmlLang {
+		writeXMLBody(b, c)
+		return
+	}
 	if x.lang == pythonLang {
 		b.WriteString(c.Name + "(")
 		for i, a := range c.Args {

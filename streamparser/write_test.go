@@ -23,6 +23,8 @@ func TestWriteCalls(t *testing.T) {
 		Llama3:  strings.ReplaceAll("<|python_tag|>"+mail+"\n<|python_tag|>"+flag, `"arguments"`, `"parameters"`),
 		Mistral: "[TOOL_CALLS] [" + mail + ", " + flag + "]",
 		Fenced:  "```json\n" + mail + "\n```\n```json\n" + flag + "\n```",
+		Qwen3Coder: "<tool_call>\n<function=send_mail>\n<parameter=to>\na@co.com\n</parameter>\n<parameter=cc>\n[\"<b@co.com>\"]\n</parameter>\n</function>\n</tool_call>\n" +
+			"<tool_call>\n<function=flag>\n<parameter=on>\ntrue\n</parameter>\n<parameter=note>\n{\"k\": null, \"s\": \"true \\\"false\\\" null\\\\\"}\n</parameter>\n</function>\n</tool_call>",
 	}
 	for _, d := range Dialects() {
 		want, ok := tests[d]
@@ -43,15 +45,20 @@ func TestWriteCalls(t *testing.T) {
 	}
 }
 
-// The parser reads back what WriteCalls writes, in every dialect.
+// The parser reads back what WriteCalls writes, in every dialect. A
+// Qwen3-Coder value cannot hold </tool_call>, which ends its call.
 func TestWriteCallsRoundTrip(t *testing.T) {
-	args := []Arg{{"s", json.RawMessage(`"quotes \" ' \\ (parens) [brackets] {braces} </tool_call> ` + "```" + ` ] 🙂"`)},
-		{"list", json.RawMessage(`[-1.5e3, true, false, null, [], {"nested": ["x"]}]`)}}
-	want := `{"s":"quotes \" ' \\ (parens) [brackets] {braces} </tool_call> ` + "```" + ` ] 🙂","list":[-1.5e3,true,false,null,[],{"nested":["x"]}]}`
 	for _, d := range Dialects() {
+		closer := " </tool_call>"
+		if d == Qwen3Coder {
+			closer = ""
+		}
+		args := []Arg{{"s", json.RawMessage(`"quotes \" ' \\ (parens) [brackets] {braces}` + closer + " ```" + ` ] 🙂 \n"`)},
+			{"list", json.RawMessage(`[-1.5e3, true, false, null, [], {"nested": ["x"]}]`)}}
+		want := `{"s":"quotes \" ' \\ (parens) [brackets] {braces}` + closer + " ```" + ` ] 🙂 \n","list":[-1.5e3,true,false,null,[],{"nested":["x"]}]}`
 		var b strings.Builder
 		d.WriteCalls(&b, []Draft{{Name: "a", Args: args}, {Name: "a"}})
-		evs := merge(run(Options{Dialect: d, Tools: testTools}, []string{"Sure.\n" + b.String()}))
+		evs := merge(run(Options{Dialect: d, Tools: testTools, Schemas: testSchemas}, []string{"Sure.\n" + b.String()}))
 		var got []ev
 		for _, e := range evs {
 			if e.Kind == CallParsed || e.Kind == CallInvalid {

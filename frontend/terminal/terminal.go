@@ -50,6 +50,8 @@ func (r *Renderer) Render(e agent.Event) {
 		r.said.WriteString(e.Text)
 	case agent.ToolCallInvalid:
 		fmt.Fprintf(r.Log, "invalid tool call: %s\n  raw: %s\n", e.Call.Reason, oneLine(e.Call.Raw))
+	case agent.ToolCallInThinking:
+		fmt.Fprintf(r.Log, "a tool call inside thinking was not run: the reply ended inside thinking after %s\n", printable(e.Text))
 	case agent.ToolFinished:
 		r.toolFinished(e)
 	case agent.ToolResponse:

@@ -20,6 +20,7 @@ func TestRenderer(t *testing.T) {
 		{Type: agent.ThinkingDelta, Text: " Now."},
 		{Type: agent.TextDelta, Text: "Sending now."},
 		{Type: agent.ToolCallInvalid, Call: &agent.Call{Raw: "\n{bad\n}", Reason: "not JSON"}},
+		{Type: agent.ToolCallInThinking, Round: 1, Text: "<tool_call>"},
 		{Type: agent.ToolFinished, Call: call, Result: "{\n  \"status\": \"sent\"\n}", DurationMS: 3012},
 		{Type: agent.ToolFinished, Call: call, Error: "disk full", DurationMS: 40},
 		{Type: agent.ToolResponse, Round: 1},
@@ -41,6 +42,7 @@ tools: send_mail, cancel_meeting
 thinking: Mail it. Now.
 invalid tool call: not JSON
   raw: {bad }
+a tool call inside thinking was not run: the reply ended inside thinking after <tool_call>
 tool: send_mail({"to":"a@co.com"}) = { "status": "sent" }  (3.0s)
 tool: send_mail({"to":"a@co.com"}) = error: disk full  (0.0s)
 model: Sending now.

@@ -10,13 +10,15 @@ import (
 
 // readDialect tells the dialect a system prompt teaches by the first call
 // marker its instructions show, after the tools; Hermes when they show none.
+// Of two dialects with one marker (Qwen3-Coder's <tool_call> is Hermes's),
+// the one whose instructions the prompt holds is taught.
 func readDialect(system string) streamparser.Dialect {
 	if _, after, ok := strings.Cut(system, "</tools>"); ok {
 		system = after
 	}
 	d, at := streamparser.Hermes, len(system)
 	for _, each := range streamparser.Dialects() {
-		if i := strings.Index(system, each.Marker()); i >= 0 && i < at {
+		if i := strings.Index(system, each.Marker()); i >= 0 && (i < at || i == at && strings.Contains(system, each.Instructions())) {
 			d, at = each, i
 		}
 	}

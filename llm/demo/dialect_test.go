@@ -19,6 +19,8 @@ var dialectMarkers = map[streamparser.Dialect]string{
 	streamparser.Llama3:   "<|python_tag|>",
 	streamparser.Mistral:  "[TOOL_CALLS]",
 	streamparser.Fenced:   "```json",
+	// Qwen3-Coder's marker is Hermes's; its instructions tell them apart.
+	streamparser.Qwen3Coder: "<tool_call>",
 }
 
 // parsedCall is a call as toolscope's parser reads it.
@@ -42,12 +44,34 @@ func parseStream(t *testing.T, d streamparser.Dialect, in llm.Input, chunks []st
 		}
 	}
 	p := streamparser.New(streamparser.Options{Dialect: d, Tools: readPrompt(in.Prompt).toolNames(),
-		InThinking: streamparser.OpensThinking(in.Prompt)})
+		Schemas: promptSchemas(t, in.Prompt), InThinking: streamparser.OpensThinking(in.Prompt)})
 	for _, c := range chunks {
 		p.Feed(c, emit)
 	}
 	p.Flush(emit)
 	return calls, b.String()
+}
+
+// promptSchemas reads the tools' parameter schemas from the <tools> block
+// of a rendered prompt, as the agent gives them to its parser.
+func promptSchemas(t *testing.T, prompt string) map[string]json.RawMessage {
+	t.Helper()
+	_, block, _ := strings.Cut(prompt, "<tools>\n")
+	block, _, _ = strings.Cut(block, "\n</tools>")
+	schemas := map[string]json.RawMessage{}
+	for line := range strings.Lines(block) {
+		var tool struct {
+			Function struct {
+				Name       string          `json:"name"`
+				Parameters json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		}
+		if err := json.Unmarshal([]byte(line), &tool); err != nil {
+			t.Fatalf("tool line %q: %v", line, err)
+		}
+		schemas[tool.Function.Name] = tool.Function.Parameters
+	}
+	return schemas
 }
 
 func TestReadDialect(t *testing.T) {
@@ -161,10 +185,25 @@ func TestPythonLiterals(t *testing.T) {
 }
 
 // Whatever the arguments hold, each dialect's parser reads back what the
-// demo wrote, including each dialect's own closing markers inside strings.
+// demo wrote, including each dialect's own closing markers inside strings;
+// but a Qwen3-Coder value cannot hold </tool_call>, which ends its call
+// wherever it stands, and its values are typed by the tool's schema.
 func TestArgumentsRoundTrip(t *testing.T) {
+	for _, d := range streamparser.Dialects() {
+		closer := " </tool_call>"
+		if d == streamparser.Qwen3Coder {
+			closer = ""
+		}
+		roundTrip(t, d, closer)
+	}
+}
+
+// roundTrip writes two calls in d, whose text argument ends with closer,
+// and reads them back.
+func roundTrip(t *testing.T, d streamparser.Dialect, closer string) {
+	t.Helper()
 	args := []argument{
-		{"text", "quotes \" ' and \\ backslash, (parens), [brackets], {braces}, </tool_call> ``` ]"},
+		{"text", "quotes \" ' and \\ backslash, (parens), [brackets], {braces}," + closer + " ``` ]"},
 		{"lines", "one\ntwo\r\n\tthree \x01 \u2028 ☕ 🎉"},
 		{"list", []any{json.Number("-1.5e3"), true, nil, []any{}, map[string]any{"nested": []string{"x"}}}},
 		{"flag", false},
@@ -179,26 +218,26 @@ func TestArgumentsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := []call{{name: "tool"}, {name: "tool"}}
-	for _, d := range streamparser.Dialects() {
-		var b strings.Builder
-		writeCalls(&b, d, calls, func(call) []argument { return args })
-		var got []*streamparser.Call
-		p := streamparser.New(streamparser.Options{Dialect: d, Tools: []string{"tool"}})
-		emit := func(e streamparser.Event) {
-			if e.Kind == streamparser.CallParsed || e.Kind == streamparser.CallInvalid {
-				got = append(got, e.Call)
-			}
+	schemas := map[string]json.RawMessage{"tool": json.RawMessage(`{"properties": {"text": {"type": "string"}, "lines": {"type": "string"},
+		"list": {"type": "array"}, "flag": {"type": "boolean"}, "none": {"type": "null"}}}`)}
+	var b strings.Builder
+	writeCalls(&b, d, calls, func(call) []argument { return args })
+	var got []*streamparser.Call
+	p := streamparser.New(streamparser.Options{Dialect: d, Tools: []string{"tool"}, Schemas: schemas})
+	emit := func(e streamparser.Event) {
+		if e.Kind == streamparser.CallParsed || e.Kind == streamparser.CallInvalid {
+			got = append(got, e.Call)
 		}
-		p.Feed(b.String(), emit)
-		p.Flush(emit)
-		if len(got) != len(calls) {
-			t.Errorf("%s: %d calls in %s", d, len(got), b.String())
-			continue
-		}
-		for _, c := range got {
-			if c.Reason != "" || c.Name != "tool" || !sameJSON(t, c.Arguments, want) {
-				t.Errorf("%s: %s reads as %s %s (%s)", d, b.String(), c.Name, c.Arguments, c.Reason)
-			}
+	}
+	p.Feed(b.String(), emit)
+	p.Flush(emit)
+	if len(got) != len(calls) {
+		t.Errorf("%s: %d calls in %s", d, len(got), b.String())
+		return
+	}
+	for _, c := range got {
+		if c.Reason != "" || c.Name != "tool" || !sameJSON(t, c.Arguments, want) {
+			t.Errorf("%s: %s reads as %s %s (%s)", d, b.String(), c.Name, c.Arguments, c.Reason)
 		}
 	}
 }
