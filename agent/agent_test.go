@@ -401,9 +401,10 @@ func TestCancelWhileModelStreams(t *testing.T) {
 		t.Fatalf("result = %+v, want cancelled", res)
 	}
 	<-ended // the server saw the request end
-	// The partial reply is kept as written, and the model reads it was cut.
+	// The partial reply, as far as it came before the cancel, is kept as
+	// written, and the model reads that it was cut.
 	n := len(conv.Messages)
-	if partial, note := conv.Messages[n-2], conv.Messages[n-1]; partial.Role != llm.RoleAssistant || !strings.HasPrefix(partial.Content, "I am") ||
+	if partial, note := conv.Messages[n-2], conv.Messages[n-1]; partial.Role != llm.RoleAssistant || partial.Content == "" || !strings.HasPrefix("I am thinking about", partial.Content) ||
 		note.Role != llm.RoleAssistant || note.Content != "(stopped by the user)" {
 		t.Fatalf("conversation ends with %+v, %+v; want the partial reply, then the note", partial, note)
 	}
@@ -685,5 +686,55 @@ func TestKeptInputDoesNotChangeWithTheConversation(t *testing.T) {
 	system := rounds[1].Input.Messages[0].Content
 	if !strings.Contains(system, "<tool_call>") || strings.Contains(system, ">>>CALL_FUNCTION<<<") {
 		t.Fatalf("the first run's recorded system prompt changed with the follow-up:\n%s", system)
+	}
+}
+
+// Qwen3-Coder writes values bare: the tools' schemas type them, so a
+// number reaches the tool as a number and a string stays a string.
+func TestQwen3CoderValuesTypedBySchema(t *testing.T) {
+	var got []string
+	repeat := tools.Func("repeat", "Repeats a word.",
+		json.RawMessage(`{"type":"object","properties":{"word":{"type":"string"},"times":{"type":"integer"}},"required":["word","times"]}`),
+		func(_ context.Context, in struct {
+			Word  string `json:"word"`
+			Times int    `json:"times"`
+		}) (string, error) {
+			got = append(got, strings.Repeat(in.Word, in.Times))
+			return "ok", nil
+		})
+	f := newFixture(t, llm.ModeRaw, []tools.Tool{repeat}, func(cfg *agent.Config) { cfg.Dialect = streamparser.Qwen3Coder })
+	call := "<tool_call>\n<function=repeat>\n<parameter=word>\n42\n</parameter>\n<parameter=times>\n3\n</parameter>\n</function>\n</tool_call>"
+	f.server.Reply(ollamatest.Reply{Text: call}, ollamatest.Reply{Text: "Done."})
+	res, events := f.run(context.Background(), &agent.Conversation{}, "repeat 42 three times")
+	if res.Reason != agent.Answered || len(got) != 1 || got[0] != "424242" {
+		t.Fatalf("result %+v, the tool got %q", res, got)
+	}
+	parsed := ofType(events, agent.ToolCallParsed)
+	if len(parsed) != 1 || string(parsed[0].Call.Arguments) != `{"word":"42","times":3}` {
+		t.Fatalf("tool_call_parsed = %+v", parsed)
+	}
+	if !strings.Contains(f.server.Requests()[0].Prompt, "<tool_call>\n<function=example_function_name>") {
+		t.Error("the system prompt does not teach Qwen3-Coder's format")
+	}
+}
+
+// A reply that ends inside thinking after a call marker says that the
+// call was not run, once, after the round's text; one whose thinking
+// closes does not.
+func TestCallInThinkingIsReported(t *testing.T) {
+	for reply, want := range map[string]int{
+		"<think>I'll call it.\n" + sendMailCall("a@co.com"):              1,
+		"<think>" + sendMailCall("a@co.com") + "</think>No call needed.": 0,
+	} {
+		f := newFixture(t, llm.ModeRaw, nil)
+		f.server.Reply(ollamatest.Reply{Text: reply})
+		res, events := f.run(context.Background(), &agent.Conversation{}, "mail a@co.com")
+		noted := ofType(events, agent.ToolCallInThinking)
+		if len(noted) != want || res.Reason != agent.Answered || len(ofType(events, agent.ToolStarted)) != 0 {
+			t.Fatalf("%q: %d tool_call_in_thinking events, want %d; result %+v", reply, len(noted), want, res)
+		}
+		if want == 1 && (noted[0].Text != "<tool_call>" || noted[0].Round != 1) {
+			t.Errorf("tool_call_in_thinking = %+v, want the marker in round 1", noted[0])
+		}
 	}
 }
