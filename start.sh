@@ -12,6 +12,15 @@
 #   OLLAMA_HOST      where Ollama listens  (default 127.0.0.1:11434)
 #
 # Further arguments go to 'toolscope serve', e.g. ./start.sh --tool-delay 1s
+#
+# An OpenAI-compatible server (vLLM, llama-server, LM Studio) is used only
+# when asked for: auto never picks it, since OPENAI_BASE_URL is often set
+# for other tools. toolscope reads OPENAI_BASE_URL and OPENAI_API_KEY
+# itself, so with them set this is enough:
+#
+#   OPENAI_BASE_URL=http://127.0.0.1:8000/v1 ./start.sh --backend openai
+#
+# (Serving toolscope on 8000 as vLLM does? Add --addr 127.0.0.1:8080.)
 set -euo pipefail
 cd "$(dirname "$0")"
 

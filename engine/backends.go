@@ -10,6 +10,7 @@ import (
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/demo"
 	"github.com/toolscope/toolscope/llm/ollama"
+	"github.com/toolscope/toolscope/llm/openai"
 )
 
 // maxBackends bounds the backend cache: each request may name a model, and
@@ -21,6 +22,20 @@ type backendKey struct {
 	backend, host, model string
 	mode                 llm.Mode
 	demoDelay            time.Duration
+	// The OpenAI-compatible server's; host is Ollama's.
+	baseURL, apiKey, template string
+}
+
+// keyOf is the key of the backend that s describes: only the settings its
+// kind of backend reads, so that runs alike share one backend.
+func keyOf(s Settings) backendKey {
+	switch s.Backend {
+	case BackendDemo:
+		return backendKey{backend: BackendDemo, demoDelay: s.DemoDelay} // it has one model and one mode
+	case BackendOpenAI:
+		return backendKey{backend: BackendOpenAI, model: s.Model, mode: s.Mode, baseURL: s.OpenAIBaseURL, apiKey: s.OpenAIAPIKey, template: s.Template}
+	}
+	return backendKey{backend: s.Backend, host: s.OllamaHost, model: s.Model, mode: s.Mode}
 }
 
 // backendCache keeps one backend per distinct backendKey, the most
@@ -69,6 +84,8 @@ func newBackend(k backendKey) (llm.Backend, error) {
 	switch k.backend {
 	case BackendOllama:
 		return ollama.New(ollama.Config{Host: k.host, Model: k.model, Mode: k.mode})
+	case BackendOpenAI:
+		return openai.New(openai.Config{BaseURL: k.baseURL, APIKey: k.apiKey, Model: k.model, Mode: k.mode, Template: k.template})
 	case BackendDemo:
 		return demo.New(demo.Config{TokenDelay: k.demoDelay}), nil
 	}
@@ -94,7 +111,8 @@ func (e *ModelError) Error() string {
 // CheckModel reports a *ModelError when s names a model other than the
 // engine's own that s's backend does not serve, so that no backend is
 // built for a name a request made up. The demo backend serves only its
-// own model. Other errors say why the list could not be had.
+// own model; an OpenAI-compatible server, those /v1/models lists. Other
+// errors say why the list could not be had.
 func (e *Engine) CheckModel(ctx context.Context, s Settings) error {
 	s = s.withDefaults()
 	if s.Model == e.settings.Model {
@@ -102,6 +120,9 @@ func (e *Engine) CheckModel(ctx context.Context, s Settings) error {
 	}
 	if s.Backend == BackendAuto {
 		s.Backend = e.settings.Backend
+	}
+	if s.Backend == BackendOpenAI && s.Model == "" {
+		return nil // the server's one model; the backend says so if it has several
 	}
 	var served []string
 	switch s.Backend {
@@ -119,6 +140,16 @@ func (e *Engine) CheckModel(ctx context.Context, s Settings) error {
 			return err
 		}
 		if served, err = b.(*ollama.Backend).Models(ctx); err != nil {
+			return err
+		}
+	case BackendOpenAI:
+		own := s
+		own.Model = e.settings.Model
+		b, err := e.backend(own)
+		if err != nil {
+			return err
+		}
+		if served, err = b.(*openai.Backend).Models(ctx); err != nil {
 			return err
 		}
 	}

@@ -221,6 +221,24 @@ func (e *Engine) MCPServers() []mcp.ServerInfo {
 // backend Start settled on. Its error joins *SettingError values when s
 // is not valid.
 func (e *Engine) Agent(s Settings) (*agent.Agent, error) {
+	return e.AgentWith(s, Toolset{})
+}
+
+// Toolset says which tools an agent of [Engine.AgentWith] offers; the zero
+// value is the engine's own, as [Engine.Agent] offers them.
+type Toolset struct {
+	// Caller, when not nil, are tools the caller runs itself: they are
+	// offered in place of the engine's, and the agent returns their calls
+	// (agent.Config.ReturnCalls). Empty but not nil offers no tools.
+	Caller []tools.Tool
+	// NoBuiltin leaves out the built-in tools (the stubs, or WithTools's),
+	// keeping the MCP servers'.
+	NoBuiltin bool
+}
+
+// AgentWith is Agent with the tools of ts. A Caller tool whose schema does
+// not compile is an error that names it.
+func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 	s = s.withDefaults()
 	if s.Backend == BackendAuto {
 		s.Backend = e.settings.Backend
@@ -232,7 +250,17 @@ func (e *Engine) Agent(s Settings) (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	registry, _ := e.registry(s.ToolDelay)
+	var registry *tools.Registry
+	switch {
+	case ts.Caller != nil:
+		if registry, err = tools.NewRegistry(ts.Caller...); err != nil {
+			return nil, err
+		}
+	case ts.NoBuiltin:
+		registry, _ = e.registryOf(nil) // Start reported what is left out
+	default:
+		registry, _ = e.registry(s.ToolDelay)
+	}
 	return agent.New(agent.Config{
 		Backend:     backend,
 		Tools:       registry,
@@ -240,6 +268,7 @@ func (e *Engine) Agent(s Settings) (*agent.Agent, error) {
 		ToolTimeout: s.ToolTimeout,
 		Think:       s.Think,
 		Dialect:     s.Dialect,
+		ReturnCalls: ts.Caller != nil,
 	}), nil
 }
 
@@ -251,6 +280,11 @@ func (e *Engine) registry(delay time.Duration) (*tools.Registry, error) {
 	if builtin == nil {
 		builtin = tools.Stubs(delay)
 	}
+	return e.registryOf(builtin)
+}
+
+// registryOf is registry with builtin as the built-in tools.
+func (e *Engine) registryOf(builtin []tools.Tool) (*tools.Registry, error) {
 	r, err := tools.NewRegistry(builtin...)
 	if err != nil {
 		panic(err) // the stubs are fixed and valid; WithTools's are the caller's to get right
@@ -262,9 +296,5 @@ func (e *Engine) registry(delay time.Duration) (*tools.Registry, error) {
 }
 
 func (e *Engine) backend(s Settings) (llm.Backend, error) {
-	key := backendKey{s.Backend, s.OllamaHost, s.Model, s.Mode, s.DemoDelay}
-	if s.Backend == BackendDemo {
-		key = backendKey{backend: BackendDemo, demoDelay: s.DemoDelay} // it has one model and one mode
-	}
-	return e.backends.get(key)
+	return e.backends.get(keyOf(s))
 }

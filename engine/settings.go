@@ -11,6 +11,7 @@ import (
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama"
+	"github.com/toolscope/toolscope/llm/openai"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools/mcp"
 )
@@ -19,6 +20,10 @@ import (
 const (
 	BackendOllama = "ollama"
 	BackendDemo   = "demo" // the scripted offline model
+	// BackendOpenAI is any OpenAI-compatible server (vLLM, llama.cpp's
+	// llama-server, LM Studio, Ollama's /v1) at OpenAIBaseURL. BackendAuto
+	// never chooses it: it must be asked for.
+	BackendOpenAI = "openai"
 	// BackendAuto is Ollama when it answers and has the model, else the
 	// demo model; Start settles it once.
 	BackendAuto = "auto"
@@ -28,7 +33,8 @@ const (
 // mode hands the messages to Ollama to render, and the demo has no Ollama.
 const noDemoChat = "the demo model has no chat mode"
 
-// DefaultModel is the Ollama model run when Settings.Model is empty.
+// DefaultModel is the Ollama model run when Settings.Model is empty. With
+// BackendOpenAI an empty Model means the one model the server serves.
 const DefaultModel = ollama.DefaultModel
 
 // Ranges a Settings value must keep to, and what the page offers.
@@ -46,13 +52,22 @@ const (
 // A new setting is a field here, a line in Validate, and a flag in
 // cmd/toolscope; a field a request may change is also one in Overrides.
 type Settings struct {
-	Backend    string   // BackendOllama, BackendDemo or BackendAuto
-	Model      string   // the Ollama model
-	OllamaHost string   // "" means $OLLAMA_HOST, else 127.0.0.1:11434
-	Mode       llm.Mode // llm.ModeRaw or llm.ModeChat
-	Dialect    streamparser.Dialect
-	Think      *bool // nil lets the model decide
-	MaxRounds  int   // most model replies in one run
+	Backend    string // BackendOllama, BackendOpenAI, BackendDemo or BackendAuto
+	Model      string // the model; see DefaultModel
+	OllamaHost string // "" means $OLLAMA_HOST, else 127.0.0.1:11434
+	// OpenAIBaseURL is the OpenAI-compatible server's API root, such as
+	// http://127.0.0.1:8000/v1; BackendOpenAI needs it. OpenAIAPIKey is
+	// its bearer token, "" for none.
+	OpenAIBaseURL string
+	OpenAIAPIKey  string
+	// Template renders BackendOpenAI's raw prompts: a name from
+	// openai.Templates or a file in Ollama's template format; "" guesses
+	// from the model's name. Other backends ignore it.
+	Template  string
+	Mode      llm.Mode // llm.ModeRaw or llm.ModeChat
+	Dialect   streamparser.Dialect
+	Think     *bool // nil lets the model decide
+	MaxRounds int   // most model replies in one run
 	// ToolDelay is how long the built-in stub tools take, to watch them run.
 	ToolDelay time.Duration
 	// ToolTimeout bounds every tool call, MCP ones included.
@@ -75,7 +90,7 @@ func (s Settings) withDefaults() Settings {
 	if s.Backend == "" {
 		s.Backend = BackendAuto
 	}
-	if s.Model == "" {
+	if s.Model == "" && s.Backend != BackendOpenAI {
 		s.Model = DefaultModel
 	}
 	if s.Mode == "" {
@@ -98,16 +113,19 @@ type Setting = llm.Setting
 
 // The settings, named as the JSON API's fields where it has one.
 const (
-	SettingBackend             = llm.SettingBackend
-	SettingModel               = llm.SettingModel
-	SettingMode                = llm.SettingMode
-	SettingThink               = llm.SettingThink
-	SettingOllamaHost  Setting = "ollama_host"
-	SettingDialect     Setting = "dialect"
-	SettingMaxRounds   Setting = "max_rounds"
-	SettingToolDelay   Setting = "tool_delay"
-	SettingToolTimeout Setting = "tool_timeout"
-	SettingDemoDelay   Setting = "demo_delay"
+	SettingBackend               = llm.SettingBackend
+	SettingModel                 = llm.SettingModel
+	SettingMode                  = llm.SettingMode
+	SettingThink                 = llm.SettingThink
+	SettingOllamaHost    Setting = "ollama_host"
+	SettingOpenAIBaseURL         = openai.SettingBaseURL
+	SettingOpenAIAPIKey          = openai.SettingAPIKey
+	SettingTemplate              = openai.SettingTemplate
+	SettingDialect       Setting = "dialect"
+	SettingMaxRounds     Setting = "max_rounds"
+	SettingToolDelay     Setting = "tool_delay"
+	SettingToolTimeout   Setting = "tool_timeout"
+	SettingDemoDelay     Setting = "demo_delay"
 )
 
 // SettingError is a setting whose value cannot be used.
@@ -133,7 +151,7 @@ type Choices struct {
 // Allowed returns the values a Settings may hold.
 func Allowed() Choices {
 	return Choices{
-		Backends:     []string{BackendOllama, BackendDemo, BackendAuto},
+		Backends:     []string{BackendOllama, BackendDemo, BackendAuto, BackendOpenAI},
 		Modes:        []llm.Mode{llm.ModeRaw, llm.ModeChat},
 		Dialects:     streamparser.DialectNames(),
 		MinRounds:    MinMaxRounds,
@@ -171,11 +189,14 @@ func (s Settings) ValidateAsWritten() error {
 	if int(s.Dialect) >= len(allowed.Dialects) {
 		bad(SettingDialect, s.Dialect.String(), "is unknown: use "+either(allowed.Dialects))
 	}
-	if s.Backend != BackendDemo {
+	if s.Backend != BackendDemo && s.Backend != BackendOpenAI {
 		// New does no I/O: it only reads the address.
 		if _, err := ollama.New(ollama.Config{Host: s.OllamaHost}); err != nil {
 			bad(SettingOllamaHost, strconv.Quote(s.OllamaHost), "is not an address: "+err.Error())
 		}
+	}
+	if s.Backend == BackendOpenAI {
+		errs = append(errs, s.validateOpenAI()...)
 	}
 	if s.MaxRounds < MinMaxRounds || s.MaxRounds > MaxMaxRounds {
 		bad(SettingMaxRounds, strconv.Itoa(s.MaxRounds), fmt.Sprintf("must be from %d to %d", MinMaxRounds, MaxMaxRounds))
@@ -190,6 +211,24 @@ func (s Settings) ValidateAsWritten() error {
 		bad(SettingDemoDelay, s.DemoDelay.String(), "must not be negative")
 	}
 	return errors.Join(errs...)
+}
+
+// validateOpenAI checks what BackendOpenAI needs: a base URL, and a
+// template that exists.
+func (s Settings) validateOpenAI() []error {
+	var errs []error
+	if s.OpenAIBaseURL == "" {
+		errs = append(errs, &SettingError{Setting: SettingOpenAIBaseURL, Value: `""`, Problem: "is needed by backend openai: give the server's API root, such as http://127.0.0.1:8000/v1"})
+	} else if _, err := openai.ParseBaseURL(s.OpenAIBaseURL); err != nil {
+		errs = append(errs, &SettingError{Setting: SettingOpenAIBaseURL, Value: strconv.Quote(s.OpenAIBaseURL), Problem: "is not an http or https URL such as http://127.0.0.1:8000/v1"})
+	}
+	if s.Template != "" {
+		if _, err := openai.LoadTemplate(s.Template); err != nil {
+			errs = append(errs, &SettingError{Setting: SettingTemplate, Value: strconv.Quote(s.Template),
+				Problem: "is neither " + either(openai.Templates()) + " nor a template file in Ollama's format: " + errors.Unwrap(err).Error()})
+		}
+	}
+	return errs
 }
 
 // ParseDialect reads a dialect's name, as a flag or a request gives it;

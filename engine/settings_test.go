@@ -31,7 +31,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		t.Fatalf("settings named = %v, want %v", got, want)
 	}
 	for _, text := range []string{
-		`backend "gpt" is unknown: use ollama, demo or auto`,
+		`backend "gpt" is unknown: use ollama, demo, auto or openai`,
 		`mode "fast" is unknown: use raw or chat`,
 		"max_rounds 99 must be from 1 to 50",
 		"tool_delay -1s must be from 0 to 60s",

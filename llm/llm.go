@@ -85,9 +85,14 @@ type Stats struct {
 
 // Info describes a backend for people: logs, banners, the page.
 type Info struct {
-	Backend string `json:"backend"` // "ollama" or "demo"
+	Backend string `json:"backend"` // "ollama", "openai" or "demo"
 	Model   string `json:"model"`
 	Mode    Mode   `json:"mode"`
+	// Template names the chat template toolscope renders raw prompts
+	// with when the server does not publish its own, as an
+	// OpenAI-compatible one does not: a built-in name such as "qwen3", or
+	// a file's path. Empty when the server's own template is used.
+	Template string `json:"template,omitempty"`
 	// Demo is true for the scripted offline model, which the UI must
 	// always label as such.
 	Demo bool `json:"demo"`

@@ -16,6 +16,7 @@ import (
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/frontend/server"
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/openai"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools/mcp"
 )
@@ -46,6 +47,7 @@ type command struct {
 	settings engine.Settings
 
 	json, showThinking, verbose bool
+	modelSet                    bool // --model or $TOOLSCOPE_MODEL was given
 	addr                        string
 	keepRuns                    int
 	allowHosts                  []string
@@ -71,10 +73,13 @@ func newCommand(name, synopsis string, stderr io.Writer) *command {
 	c.fs.SetOutput(stderr)
 	c.fs.Usage = c.usage
 	s := &c.settings
-	c.withEnv(groupModel, "backend", "name", "model backend: ollama; demo (offline, scripted); or auto (Ollama when it answers and has the model, else demo)", text[string]{&s.Backend})
-	c.withEnv(groupModel, "model", "name", "Ollama model", text[string]{&s.Model})
+	c.withEnv(groupModel, "backend", "name", "model backend: ollama; openai (vLLM, llama-server, LM Studio or any OpenAI-compatible server at --openai-base-url); demo (offline, scripted); or auto (Ollama when it answers and has the model, else demo)", text[string]{&s.Backend})
+	c.withEnv(groupModel, "model", "name", "the model: Ollama's name, or the id an OpenAI-compatible server serves (unset there: its only model)", setText{text[string]{&s.Model}, &c.modelSet})
 	c.withEnv(groupModel, "ollama-host", "address", "Ollama address; unset, $OLLAMA_HOST, else 127.0.0.1:11434", text[string]{&s.OllamaHost})
-	c.withEnv(groupModel, "mode", "name", "raw: toolscope renders the prompt and sends it verbatim; chat: Ollama's /api/chat renders it", text[llm.Mode]{&s.Mode})
+	c.withEnv(groupModel, "openai-base-url", "URL", "the OpenAI-compatible server's API root, such as http://127.0.0.1:8000/v1 (vLLM); unset, $OPENAI_BASE_URL", text[string]{&s.OpenAIBaseURL})
+	c.withEnv(groupModel, "openai-api-key", "key", "the OpenAI-compatible server's API key, if it was started with one; unset, $OPENAI_API_KEY", text[string]{&s.OpenAIAPIKey})
+	c.withEnv(groupModel, "template", "name|file", "the chat template of --backend openai's raw mode: "+strings.Join(openai.Templates(), ", ")+", or a file in Ollama's Go-template format; unset, guessed from the model's name", text[string]{&s.Template})
+	c.withEnv(groupModel, "mode", "name", "raw: toolscope renders the prompt and sends it verbatim; chat: the server renders it (Ollama's /api/chat, /v1/chat/completions)", text[llm.Mode]{&s.Mode})
 	c.withEnv(groupModel, "demo-delay", "duration", "pause between the demo model's tokens", (*durationValue)(&s.DemoDelay))
 	c.withEnv(groupLoop, "dialect", "name", "how the model is told to write tool calls: "+strings.Join(streamparser.DialectNames(), ", "), (*dialectValue)(&s.Dialect))
 	c.withEnv(groupLoop, "think", "", "ask for reasoning: true or false; auto lets the model decide (on where it can think)", optionalBool{&s.Think})
@@ -87,6 +92,9 @@ func newCommand(name, synopsis string, stderr io.Writer) *command {
 	// Kept so that scripts written for it still run; unlisted, since one
 	// timeout now bounds every tool call.
 	c.fs.Var((*durationValue)(&s.ToolTimeout), "mcp-timeout", "the old name of --tool-timeout")
+	// The OpenAI SDK's own variables, read after the flags are defined so
+	// that -h shows no key; $TOOLSCOPE_* and the command line win.
+	s.OpenAIBaseURL, s.OpenAIAPIKey = os.Getenv("OPENAI_BASE_URL"), os.Getenv("OPENAI_API_KEY")
 	return c
 }
 
@@ -146,7 +154,13 @@ func (c *command) parse(args []string, n int) (positional []string, code int, ok
 		fmt.Fprintf(c.stderr, "toolscope %s: %v\n", c.fs.Name(), err)
 		return nil, exitUsage, false
 	}
-	return parseArgs(c.fs, args, n, c.stderr)
+	positional, code, ok = parseArgs(c.fs, args, n, c.stderr)
+	if ok && c.settings.Backend == engine.BackendOpenAI && !c.modelSet {
+		// Ollama's default model means nothing to another server: leave
+		// the choice to it, which works when it serves one model.
+		c.settings.Model = ""
+	}
+	return positional, code, ok
 }
 
 // parseArgs reads flags and positional arguments in any order, as in
@@ -306,10 +320,15 @@ func flagHelp(f *flag.Flag, m flagMeta) string {
 // Flag values bound to the fields of engine.Settings.
 type (
 	text[T ~string] struct{ p *T }
-	intValue        int
-	boolValue       bool
-	durationValue   time.Duration
-	dialectValue    streamparser.Dialect
+	// setText is a text flag that remembers it was given.
+	setText struct {
+		text[string]
+		set *bool
+	}
+	intValue      int
+	boolValue     bool
+	durationValue time.Duration
+	dialectValue  streamparser.Dialect
 	// optionalBool is a boolean flag that remembers whether it was set.
 	optionalBool struct{ value **bool }
 	mcpValue     struct {
@@ -328,6 +347,8 @@ func (v text[T]) String() string {
 	return string(*v.p)
 }
 func (v text[T]) Set(s string) error { *v.p = T(s); return nil }
+
+func (v setText) Set(s string) error { *v.set = true; return v.text.Set(s) }
 
 func (v *intValue) String() string { return strconv.Itoa(int(*v)) }
 func (v *intValue) Set(s string) error {
