@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it. It installs what the tests need when
-# it is missing: Debian's chromium for the browser tests, and the public
-# MCP server-everything from npm for the MCP client's tests.
+# it is missing: Debian's chromium for the browser tests, and from npm the
+# public MCP server-everything for the MCP client's tests and the official
+# openai client for the tests of toolscope's /v1 API.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -13,9 +14,11 @@ if ! command -v chromium >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
 fi
 
-if [ ! -x node_modules/.bin/mcp-server-everything ]; then
-	echo "test.sh: installing @modelcontextprotocol/server-everything for the MCP tests" >&2
-	npm install --no-save --no-audit --no-fund --silent @modelcontextprotocol/server-everything
+# One install for both: npm prunes packages installed with --no-save that
+# a later install does not name.
+if [ ! -x node_modules/.bin/mcp-server-everything ] || [ ! -f node_modules/openai/package.json ]; then
+	echo "test.sh: installing @modelcontextprotocol/server-everything for the MCP tests and the openai client for the /v1 API's" >&2
+	npm install --no-save --no-audit --no-fund --silent @modelcontextprotocol/server-everything openai@7
 fi
 
 unformatted=$(gofmt -l $(git ls-files '*.go'))

@@ -44,6 +44,14 @@ type Config struct {
 	Dialect streamparser.Dialect
 	// Now gives the date and time the system prompt states (time.Now if nil).
 	Now func() time.Time
+	// ReturnCalls says the caller runs the tools, as an OpenAI API client
+	// does: Tools only describe them (see [CallerTool]), and a reply with
+	// valid calls ends the run with Reason Returned and the calls in
+	// Result.Calls. Calls that are not valid, arguments included, go back
+	// to the model with the reason, as when the agent runs the tools, so
+	// the caller never gets a call it cannot run; MaxRounds bounds those
+	// retries.
+	ReturnCalls bool
 }
 
 // Agent runs the loop for one backend and one set of tools. It holds no
@@ -74,14 +82,18 @@ func New(cfg Config) *Agent {
 // responses. Runs on one Conversation must not overlap.
 type Conversation struct {
 	Messages []llm.Message `json:"messages"`
+	// System is the caller's own instructions, which the system prompt
+	// opens with in place of toolscope's; empty for toolscope's.
+	System string `json:"system,omitempty"`
 }
 
 // Result is how a run ended.
 type Result struct {
-	Reason Reason // Answered, MaxRounds, Cancelled or Failed
+	Reason Reason // Answered, Returned, MaxRounds, Cancelled or Failed
 	Text   string // the answer
 	Rounds int
-	Err    error // the backend error when Reason is Failed
+	Err    error   // the backend error when Reason is Failed
+	Calls  []*Call // the calls for the caller to run when Reason is Returned
 }
 
 // Run answers message within conv and reports every step to emit, in order,
@@ -89,16 +101,33 @@ type Result struct {
 // limit is reached, ctx ends, or the backend fails; tool failures never end
 // a run, they go back to the model as errors it can act on.
 func (a *Agent) Run(ctx context.Context, conv *Conversation, message string, emit func(Event)) Result {
-	r := &run{agent: a, conv: conv, emit: emit, start: time.Now()}
-	// The system prompt is written anew for each request, so that a change
-	// of tools or dialect applies to follow-ups.
-	system := llm.Message{Role: llm.RoleSystem, Content: SystemPrompt(a.cfg.Tools.Tools(), a.cfg.Dialect, a.cfg.Now())}
+	a.writeSystem(conv)
+	conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: message})
+	return a.answer(ctx, conv, message, emit)
+}
+
+// Answer is Run for a caller that keeps the history itself, as an OpenAI
+// API client does: conv already ends with the user's turn, a request or
+// tool responses (see [ToolResponses]), after a first message whose place
+// the system prompt takes. message is what RunStarted says was asked.
+func (a *Agent) Answer(ctx context.Context, conv *Conversation, message string, emit func(Event)) Result {
+	a.writeSystem(conv)
+	return a.answer(ctx, conv, message, emit)
+}
+
+// writeSystem puts the system prompt first in conv. It is written anew for
+// each request, so that a change of tools or dialect applies to follow-ups.
+func (a *Agent) writeSystem(conv *Conversation) {
+	system := llm.Message{Role: llm.RoleSystem, Content: systemPrompt(conv.System, a.cfg.Tools.Tools(), a.cfg.Dialect, a.cfg.Now())}
 	if len(conv.Messages) == 0 {
 		conv.Messages = append(conv.Messages, system)
 	} else {
 		conv.Messages[0] = system
 	}
-	conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: message})
+}
+
+func (a *Agent) answer(ctx context.Context, conv *Conversation, message string, emit func(Event)) Result {
+	r := &run{agent: a, conv: conv, emit: emit, start: time.Now()}
 	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: a.cfg.Backend.Info(), Message: message,
 		Tools: a.cfg.Tools.Names(), Dialect: a.cfg.Dialect.String(), DialectMarks: a.cfg.Dialect.Describe()}})
 	res := r.loop(ctx)
@@ -172,6 +201,8 @@ func (r *run) loop(ctx context.Context) Result {
 			return Result{Reason: Failed, Rounds: round, Err: err}
 		case len(reply.calls) == 0:
 			return Result{Reason: Answered, Text: reply.text(), Rounds: round}
+		case r.agent.cfg.ReturnCalls && reply.valid() != nil:
+			return Result{Reason: Returned, Text: reply.text(), Rounds: round, Calls: reply.valid()}
 		}
 		r.answerCalls(ctx, round, reply.calls)
 		switch {
@@ -199,6 +230,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		InThinking: inThinking,
 		Dialect:    cfg.Dialect,
 		Tools:      cfg.Tools.Names(),
+		Schemas:    toolSchemas(cfg.Tools),
 	})
 	onEvent := func(pe streamparser.Event) { r.parsed(round, rep, pe) }
 	sent := time.Now()
@@ -240,6 +272,13 @@ func (r *run) parsed(round int, rep *reply, pe streamparser.Event) {
 		r.send(Event{Type: ToolCallDelta, Round: round, Text: pe.Text, Call: &Call{Index: rep.index(pe.Index), ParsedBy: "toolscope"}})
 	case streamparser.CallParsed, streamparser.CallInvalid:
 		c := &Call{Index: rep.index(pe.Index), Name: pe.Call.Name, Arguments: pe.Call.Arguments, Raw: pe.Call.Raw, Reason: pe.Call.Reason, ParsedBy: "toolscope"}
+		if c.Reason == "" && r.agent.cfg.ReturnCalls {
+			// The caller's tool is not run here, so its check comes now:
+			// the caller must get only calls it can run.
+			if err := r.agent.cfg.Tools.Check(c.Name, c.Arguments); err != nil {
+				c.Reason = err.Error()
+			}
+		}
 		rep.content.WriteString(pe.Call.Text)
 		rep.calls = append(rep.calls, c)
 		typ := ToolCallParsed
@@ -247,7 +286,19 @@ func (r *run) parsed(round int, rep *reply, pe streamparser.Event) {
 			typ = ToolCallInvalid
 		}
 		r.send(Event{Type: typ, Round: round, Call: c})
+	case streamparser.CallInThinking:
+		r.send(Event{Type: ToolCallInThinking, Round: round, Text: pe.Text})
 	}
+}
+
+// toolSchemas gives the parser the tools' parameter schemas, which type
+// the values of dialects that write them bare (Qwen3-Coder's).
+func toolSchemas(reg *tools.Registry) map[string]json.RawMessage {
+	schemas := map[string]json.RawMessage{}
+	for _, t := range reg.Tools() {
+		schemas[t.Name()] = t.Parameters()
+	}
+	return schemas
 }
 
 // ollamaCall records a call that Ollama's own parser took out of the reply.
@@ -282,11 +333,11 @@ func (r *run) respond(round int, calls []*Call, answer func(*Call) string) {
 	if len(calls) == 0 {
 		return
 	}
-	blocks := make([]string, len(calls))
+	results := make([]string, len(calls))
 	for i, c := range calls {
-		blocks[i] = "<tool_response>\n" + answer(c) + "\n</tool_response>"
+		results[i] = answer(c)
 	}
-	text := strings.Join(blocks, "\n")
+	text := ToolResponses(results)
 	r.conv.Messages = append(r.conv.Messages, llm.Message{Role: llm.RoleUser, Content: text})
 	r.send(Event{Type: ToolResponse, Round: round, Text: text})
 }
@@ -379,6 +430,16 @@ func (w *wireLog) messages() []tools.WireMessage {
 	return slices.Clone(w.msgs)
 }
 
+// ToolResponses is the user turn that gives the model the results of its
+// calls, in order: one <tool_response> block each.
+func ToolResponses(results []string) string {
+	blocks := make([]string, len(results))
+	for i, res := range results {
+		blocks[i] = "<tool_response>\n" + res + "\n</tool_response>"
+	}
+	return strings.Join(blocks, "\n")
+}
+
 func errorJSON(msg string) string {
 	text, _ := tools.JSON(map[string]string{"error": msg}) // a string map always encodes
 	return text
@@ -404,6 +465,17 @@ func (rep *reply) index(key int) int {
 	i := len(rep.indexes)
 	rep.indexes[key] = i
 	return i
+}
+
+// valid returns the calls that can run; nil when none can.
+func (rep *reply) valid() []*Call {
+	var ok []*Call
+	for _, c := range rep.calls {
+		if c.Reason == "" {
+			ok = append(ok, c)
+		}
+	}
+	return ok
 }
 
 func (rep *reply) text() string { return strings.TrimSpace(rep.content.String()) }

@@ -31,6 +31,11 @@ const (
 	Error           Type = "error"             // Round (0 outside rounds), Error, Fix
 )
 
+// ToolCallInThinking reports that a round's reply ended inside thinking
+// after the model wrote a call marker there (Text): a call the model
+// meant to make, but wrote where it is not run. Round, Text.
+const ToolCallInThinking Type = "tool_call_in_thinking"
+
 // Reason is how a run finished, in RunFinished events and Result. Like
 // Type, its values are a stable interface.
 type Reason string
@@ -38,6 +43,7 @@ type Reason string
 // Reasons a run finishes.
 const (
 	Answered  Reason = "answered"   // the model answered without calling a tool
+	Returned  Reason = "tool_calls" // the model called tools the caller runs (Config.ReturnCalls)
 	MaxRounds Reason = "max_rounds" // the round limit was reached
 	Cancelled Reason = "cancelled"  // the caller cancelled the run
 	Failed    Reason = "error"      // the backend failed; an Error event says how

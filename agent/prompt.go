@@ -28,8 +28,17 @@ You are provided with function signatures within <tools></tools> XML tags:
 // dialect d, and gives the date, time and time zone of now, so that
 // "tomorrow" or "on Friday" can be resolved.
 func SystemPrompt(ts []tools.Tool, d streamparser.Dialect, now time.Time) string {
+	return systemPrompt("", ts, d, now)
+}
+
+// systemPrompt is SystemPrompt opening with the caller's own instructions,
+// when there are any, in place of toolscope's preamble.
+func systemPrompt(own string, ts []tools.Tool, d streamparser.Dialect, now time.Time) string {
 	var b strings.Builder
-	b.WriteString(preamble)
+	if own == "" {
+		own = preamble
+	}
+	b.WriteString(own)
 	zone, _ := now.Zone()
 	fmt.Fprintf(&b, "\nToday is %s, %s. The time is %s in time zone %s (UTC%s).",
 		now.Weekday(), now.Format(time.DateOnly), now.Format("15:04"), zone, now.Format("-07:00"))

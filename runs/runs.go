@@ -20,6 +20,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/toolscope/toolscope/agent"
 )
@@ -44,6 +45,7 @@ type Hub struct {
 
 	mu        sync.Mutex
 	runs      map[string]*Run
+	order     []string // the kept runs' IDs, oldest first
 	finished  []string // run IDs, oldest first, for eviction
 	keptBytes int      // the size of the finished runs kept
 	live      int      // runs in progress
@@ -76,7 +78,26 @@ type Spec struct {
 	// ConversationID continues a conversation; empty starts a new one.
 	ConversationID string
 	Agent          *agent.Agent
+	// History, when set, is a whole conversation that the caller keeps, as
+	// an OpenAI API client does: the run answers it as it stands (see
+	// agent.Agent.Answer) in a conversation of its own, and Message only
+	// says what was asked. ConversationID must then be empty.
+	History *agent.Conversation
+	// Source says where the run comes from: SourcePage when empty.
+	Source Source
+	// UserAgent is the client's User-Agent header, for people to tell
+	// apart the apps that use the server.
+	UserAgent string
 }
+
+// Source is where a run comes from.
+type Source string
+
+// Sources of a run.
+const (
+	SourcePage Source = "page" // the playground or its run API
+	SourceAPI  Source = "api"  // the OpenAI-compatible API
+)
 
 // Start begins a run in the background and returns it at once. The run
 // lives until it finishes or is cancelled, whoever watches it.
@@ -95,6 +116,9 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 	case convID == "":
 		convID = newID("c")
 		conv = &conversation{}
+		if spec.History != nil {
+			conv.Conversation = *spec.History
+		}
 		h.convs[convID] = conv
 	case conv == nil:
 		return nil, ErrUnknownConversation
@@ -106,14 +130,22 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 	h.live++
 
 	ctx, cancel := context.WithCancel(h.ctx)
-	r := &Run{ID: newID("r"), ConversationID: convID, Message: spec.Message, cancel: cancel,
-		changed: make(chan struct{}), limits: h.limits}
+	if spec.Source == "" {
+		spec.Source = SourcePage
+	}
+	r := &Run{ID: newID("r"), ConversationID: convID, Message: spec.Message, Source: spec.Source,
+		UserAgent: spec.UserAgent, Started: time.Now(), cancel: cancel, changed: make(chan struct{}), limits: h.limits}
 	h.runs[r.ID] = r
+	h.order = append(h.order, r.ID)
+	run := spec.Agent.Run
+	if spec.History != nil {
+		run = spec.Agent.Answer
+	}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
-		res := spec.Agent.Run(ctx, &conv.Conversation, spec.Message, func(e agent.Event) {
+		res := run(ctx, &conv.Conversation, spec.Message, func(e agent.Event) {
 			if e.Type == agent.RunFinished {
 				// A viewer may send a follow-up as soon as it sees the run
 				// finish: the conversation must be free by then.
@@ -150,6 +182,7 @@ func (h *Hub) retire(r *Run) {
 		h.finished = h.finished[1:]
 		h.keptBytes -= old.size()
 		delete(h.runs, old.ID)
+		h.order = slices.DeleteFunc(h.order, func(id string) bool { return id == old.ID })
 		c := h.convs[old.ConversationID]
 		if c.runs--; c.runs == 0 && !c.busy {
 			delete(h.convs, old.ConversationID)
@@ -163,6 +196,21 @@ func (h *Hub) Get(id string) (*Run, bool) {
 	defer h.mu.Unlock()
 	r, ok := h.runs[id]
 	return r, ok
+}
+
+// List describes the kept runs, newest first.
+func (h *Hub) List() []Summary {
+	h.mu.Lock()
+	kept := make([]*Run, len(h.order))
+	for i, id := range h.order {
+		kept[len(kept)-1-i] = h.runs[id]
+	}
+	h.mu.Unlock()
+	list := make([]Summary, len(kept))
+	for i, r := range kept {
+		list[i] = r.Summary()
+	}
+	return list
 }
 
 // OnIdle registers fn to be called, on a goroutine of its own, each time
@@ -209,6 +257,9 @@ type Run struct {
 	ID             string
 	ConversationID string
 	Message        string
+	Source         Source
+	UserAgent      string
+	Started        time.Time
 	cancel         context.CancelFunc
 
 	limits Limits
@@ -377,6 +428,27 @@ func (r *Run) Snapshot() Snapshot {
 		}
 	}
 	return s
+}
+
+// Summary is a run as a list of runs shows it.
+type Summary struct {
+	ID        string    `json:"id"`
+	Source    Source    `json:"source"`
+	UserAgent string    `json:"user_agent,omitempty"`
+	Message   string    `json:"message"` // the first message, as asked
+	Status    string    `json:"status"`  // "running", or how it ended: an agent.Reason
+	Started   time.Time `json:"started_at"`
+}
+
+// Summary returns the run as a list of runs shows it.
+func (r *Run) Summary() Summary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	status := "running"
+	if r.done {
+		status = string(r.result.Reason)
+	}
+	return Summary{ID: r.ID, Source: r.Source, UserAgent: r.UserAgent, Message: r.Message, Status: status, Started: r.Started}
 }
 
 func newID(prefix string) string {

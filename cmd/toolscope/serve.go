@@ -18,6 +18,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	c := newCommand("serve", "[flags]", stderr).withServer()
 	maxLive := runs.DefaultMaxLive
 	c.withEnv(groupServer, "max-live-runs", "n", "runs in progress at once; more are refused (HTTP 429) until one ends", (*intValue)(&maxLive))
+	var apiStubs bool
+	c.add(groupServer, "api-stubs", "", "offer the stub tools (send_mail, …) to /v1/chat/completions requests without tools; MCP tools are offered either way", (*boolValue)(&apiStubs))
 	if _, code, ok := c.parse(args, 0); !ok {
 		return code
 	}
@@ -39,7 +41,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitError
 	}
 	access := c.access(ln.Addr())
-	srv := server.New(server.Config{Hub: runs.NewHub(c.keepRuns, runs.Limits{MaxLive: maxLive}), Engine: e, Access: access})
+	srv := server.New(server.Config{Hub: runs.NewHub(c.keepRuns, runs.Limits{MaxLive: maxLive}), Engine: e, Access: access, APIStubs: apiStubs})
 	info := e.Backend().Info()
 	fmt.Fprintf(stdout, "toolscope is serving http://%s (model %s on %s)\n", ln.Addr(), info.Model, info.Backend)
 	printAccess(stdout, stderr, ln.Addr(), access)

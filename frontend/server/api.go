@@ -201,6 +201,11 @@ func (s *Server) getRun(c *fiber.Ctx) error {
 	return writeJSON(c, fiber.StatusOK, run.Snapshot())
 }
 
+// listRuns lists the kept runs, newest first, whoever started them.
+func (s *Server) listRuns(c *fiber.Ctx) error {
+	return writeJSON(c, fiber.StatusOK, fiber.Map{"runs": s.cfg.Hub.List()})
+}
+
 func (s *Server) cancelRun(c *fiber.Ctx) error {
 	run, err := s.lookupRun(c)
 	if err != nil {

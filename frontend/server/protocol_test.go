@@ -83,7 +83,7 @@ func TestProtocolErrorsAreJSON(t *testing.T) {
 func TestWrongMethodIs405(t *testing.T) {
 	ts := start(t, setup{})
 	for path, allow := range map[string]string{
-		"/api/runs":            "POST",
+		"/api/runs":            "GET, HEAD, POST",
 		"/api/health":          "GET, HEAD",
 		"/api/runs/r-x/cancel": "POST",
 	} {

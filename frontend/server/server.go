@@ -58,6 +58,11 @@ type Config struct {
 	// Access says who may use the server: tokens, allowed host names,
 	// the addresses to share.
 	Access Access
+	// APIStubs offers the built-in stub tools to OpenAI API requests that
+	// bring no tools of their own; the MCP servers' tools are offered
+	// either way. Off by default: a stub only pretends (send_mail sends
+	// nothing), which an app's user would not know.
+	APIStubs bool
 }
 
 // Server serves the playground. Create it with New.
@@ -110,6 +115,8 @@ func (s *Server) routes() {
 	api.Get("/tools", s.tools)
 	api.Get("/mcp", s.mcpServers)
 	api.Get("/share/qr.png", s.shareQR)
+	api.Get("/runs", s.listRuns)
+	s.openAIRoutes()
 	s.app.Use(s.noRoute)
 }
 
@@ -133,6 +140,9 @@ func errorHandler(c *fiber.Ctx, err error) error {
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		status = fe.Code
+	}
+	if isOpenAI(c) {
+		return openAIError(c, status, err)
 	}
 	var me *engine.ModelError
 	if errors.As(err, &me) {

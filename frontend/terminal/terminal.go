@@ -151,7 +151,7 @@ func describe(problem string, fix *llm.Fix) string {
 
 // flagChange words a fix's setting as the flag that applies it.
 func flagChange(setting llm.Setting, value string) string {
-	flag := "--" + string(setting)
+	flag := "--" + strings.ReplaceAll(string(setting), "_", "-")
 	switch value {
 	case "":
 		return "run with another " + flag

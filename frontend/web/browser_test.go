@@ -12,7 +12,9 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -1117,4 +1119,45 @@ func openElsewhere(t *testing.T, url string) *page {
 	p.do(chromedp.EmulateViewport(1400, 1000), chromedp.Navigate(url))
 	p.waitFor("the page script", `document.getElementById('health-status').textContent !== 'checking…'`)
 	return p
+}
+
+// TestAPIRunPlaysInThePage starts a run through the OpenAI API, as an app
+// would: the operator's Runs panel lists it, marked as the API's with the
+// client's name, and clicking it plays it live with the whole pipeline.
+func TestAPIRunPlaysInThePage(t *testing.T) {
+	t.Parallel()
+	settings := demoModel(6 * time.Second) // a slow tool keeps the run live
+	url := serveWith(t, settings, func(cfg *server.Config) { cfg.APIStubs = true })
+	p := open(t, url)
+	answered := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, url+"/v1/chat/completions", strings.NewReader(
+			`{"model": "toolscope-demo", "messages": [{"role": "user", "content": "Email bob@example.com that I will be late"}]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", "my-agent/1.0")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		answered <- string(b)
+	}()
+	item := `document.querySelector('#run-list .run-item[data-source="api"]')`
+	p.waitFor("the API run in the Runs panel", item)
+	contains(t, "the API run's entry", eval[string](p, item+`.textContent`), "API · my-agent/1.0")
+	contains(t, "the API run's entry", eval[string](p, item+`.textContent`), "Email bob@example.com")
+	p.do(chromedp.Click(`#run-list .run-item[data-source="api"]`))
+	p.waitFor("the tool to run live", `document.querySelector('#chat .turn')?.textContent.includes('send_mail')`)
+	select {
+	case body := <-answered:
+		t.Fatalf("the API answered before the page saw the run live: %s", body)
+	default:
+	}
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the API run ended %q in the page", reason)
+	}
+	contains(t, "the API's answer", <-answered, `"finish_reason":"stop"`)
+	p.screenshot("api-run")
 }

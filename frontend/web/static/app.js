@@ -346,6 +346,53 @@ ui.empty.addEventListener('click', (ev) => {
   if (seed) send(seed.dataset.prompt);
 });
 
+// ---- the runs the server keeps, on the operator's page ----------------------
+
+// The list is polled every RUNS_MS: runs from the API start without the page.
+const RUNS_MS = 2000;
+const runList = $('run-list');
+
+async function listRuns() {
+  try {
+    const { runs } = await request('GET', '/api/runs');
+    runList.replaceChildren(...runs.map(runItem));
+  } catch {
+    // The status line already says when toolscope cannot be reached.
+  }
+  setTimeout(listRuns, RUNS_MS);
+}
+
+/** runItem is one run of the list: where it came from, what was asked, its state. */
+function runItem(run) {
+  const item = document.createElement('li');
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'run-item';
+  button.dataset.id = run.id;
+  button.dataset.source = run.source;
+  const from = document.createElement('span');
+  from.className = 'run-source';
+  from.textContent = run.source === 'api' ? `API · ${run.user_agent || 'unknown client'}` : 'page';
+  const asked = document.createElement('span');
+  asked.className = 'run-message';
+  asked.textContent = run.message || '(tool results)';
+  const status = document.createElement('span');
+  status.className = 'run-state';
+  status.textContent = `${run.status} · ${new Date(run.started_at).toLocaleTimeString()}`;
+  button.append(from, asked, status);
+  button.addEventListener('click', () => play(run));
+  item.append(button);
+  return item;
+}
+
+/** play shows a kept run with its whole pipeline, live if it still runs. */
+function play(run) {
+  show({ id: run.id, conversation_id: `run:${run.id}`, message: run.message, events: `/api/runs/${run.id}/events` });
+  // The page's next message starts a conversation of its own.
+  state.conversation = null;
+}
+
 if (viewer) watch();
+else if (runList) listRuns();
 checkHealth();
 loadModels();

@@ -294,6 +294,13 @@ const handlers = {
     endCall(r, e.call);
   },
 
+  tool_call_in_thinking(e) {
+    // The reply ended before </think>, after a call the model wrote there.
+    this.notice(this.round(e.round), 'A tool call inside thinking was not run',
+      `The model wrote ${e.text} while thinking, and its reply ended before </think>. ` +
+      'Calls inside thinking are plans, so toolscope did not run it.');
+  },
+
   tool_started(e) {
     const r = this.round(e.round);
     const card = r.add('exec');

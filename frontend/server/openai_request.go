@@ -1,0 +1,318 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/streamparser"
+	"github.com/toolscope/toolscope/tools"
+)
+
+// chatRequest is the body of POST /v1/chat/completions, as OpenAI's Chat
+// Completions API defines it. Fields toolscope does not know are ignored,
+// as OpenAI's SDKs expect of a compatible server; the ones it knows but
+// cannot honour are refused by check.
+type chatRequest struct {
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	Tools               []chatTool      `json:"tools"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls   *bool           `json:"parallel_tool_calls"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *streamOptions  `json:"stream_options"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	Temperature         *float64        `json:"temperature"`
+	TopP                *float64        `json:"top_p"`
+	Stop                json.RawMessage `json:"stop"`
+	Seed                *int64          `json:"seed"`
+
+	// Refused when they ask for what toolscope cannot give.
+	N           *int            `json:"n"`
+	Logprobs    *bool           `json:"logprobs"`
+	TopLogprobs *int            `json:"top_logprobs"`
+	Audio       json.RawMessage `json:"audio"`
+	Modalities  []string        `json:"modalities"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// chatMessage is one message of the request's history.
+type chatMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"` // a string, text parts, or null
+	ToolCalls  []chatToolCall  `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+}
+
+// chatToolCall is a call in an assistant message, or in a response.
+type chatToolCall struct {
+	Index    *int         `json:"index,omitempty"` // in stream deltas only
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"` // a JSON object, as text
+}
+
+// chatTool is a function the client offers, and runs itself.
+type chatTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+// apiError is a request toolscope refuses, in OpenAI's terms.
+type apiError struct {
+	Status  int
+	Message string
+	Param   string // the request field at fault, as OpenAI names it
+	Code    string
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+func badRequest(param, format string, args ...any) *apiError {
+	return &apiError{Status: 400, Message: fmt.Sprintf(format, args...), Param: param}
+}
+
+// decodeChat reads a request body; unknown fields are ignored.
+func decodeChat(body []byte) (*chatRequest, error) {
+	var req chatRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&req); err != nil {
+		return nil, badRequest("", "the body is not a valid chat completion request: %v", err)
+	}
+	if dec.More() {
+		return nil, badRequest("", "the body holds more than one JSON value")
+	}
+	return &req, req.check()
+}
+
+// check refuses what toolscope cannot honour, naming the field.
+func (req *chatRequest) check() error {
+	switch {
+	case req.Model == "":
+		return badRequest("model", `"model" is missing: GET /v1/models lists the models served`)
+	case len(req.Messages) == 0:
+		return badRequest("messages", `"messages" is empty: send at least one user message`)
+	case req.N != nil && *req.N > 1:
+		return badRequest("n", "n is %d: toolscope writes one choice per request", *req.N)
+	case req.Logprobs != nil && *req.Logprobs, req.TopLogprobs != nil && *req.TopLogprobs > 0:
+		return badRequest("logprobs", "log probabilities are not available through toolscope")
+	case len(req.Audio) > 0 && string(req.Audio) != "null":
+		return badRequest("audio", "audio output is not available through toolscope")
+	}
+	for _, m := range req.Modalities {
+		if m != "text" {
+			return badRequest("modalities", "modality %q is not available through toolscope: only text", m)
+		}
+	}
+	for i, t := range req.Tools {
+		if t.Type != "function" || t.Function.Name == "" {
+			return badRequest(fmt.Sprintf("tools[%d]", i), `tools[%d] must be {"type": "function", "function": {"name": …}}`, i)
+		}
+	}
+	_, err := req.choice()
+	return err
+}
+
+// toolChoice is what tool_choice asks for.
+type toolChoice struct {
+	mode string // "auto", "none" or "required"
+	name string // the one function that must be called, if named
+}
+
+func (req *chatRequest) choice() (toolChoice, error) {
+	if len(req.ToolChoice) == 0 || string(req.ToolChoice) == "null" {
+		return toolChoice{mode: "auto"}, nil
+	}
+	var mode string
+	if json.Unmarshal(req.ToolChoice, &mode) == nil {
+		switch mode {
+		case "auto", "none", "required":
+			return toolChoice{mode: mode}, nil
+		}
+		return toolChoice{}, badRequest("tool_choice", `tool_choice %q must be "auto", "none", "required" or a named function`, mode)
+	}
+	var named struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(req.ToolChoice, &named) != nil || named.Type != "function" {
+		return toolChoice{}, badRequest("tool_choice", `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": …}}`)
+	}
+	for _, t := range req.Tools {
+		if t.Function.Name == named.Function.Name {
+			return toolChoice{mode: "required", name: named.Function.Name}, nil
+		}
+	}
+	return toolChoice{}, badRequest("tool_choice", "tool_choice names %q, which is not in tools", named.Function.Name)
+}
+
+// toolset says which tools the run offers: the client's when it sent
+// some (a named choice offers only that one, "none" none), toolscope's
+// own when it sent none, the stubs only if the server offers them.
+func (req *chatRequest) toolset(stubs bool) engine.Toolset {
+	choice, _ := req.choice() // check passed
+	if choice.mode == "none" {
+		return engine.Toolset{Caller: []tools.Tool{}}
+	}
+	if len(req.Tools) == 0 {
+		return engine.Toolset{NoBuiltin: !stubs}
+	}
+	caller := []tools.Tool{}
+	for _, t := range req.Tools {
+		if choice.name == "" || choice.name == t.Function.Name {
+			caller = append(caller, agent.CallerTool{ToolName: t.Function.Name, ToolDescription: t.Function.Description, Schema: t.Function.Parameters})
+		}
+	}
+	return engine.Toolset{Caller: caller}
+}
+
+// oneCall reports whether the client wants at most one call per reply.
+func (req *chatRequest) oneCall() bool {
+	return req.ParallelToolCalls != nil && !*req.ParallelToolCalls
+}
+
+// history turns the messages into a conversation in d's own format, as
+// the model wrote and read it: calls written as d writes them, tool
+// results as <tool_response> blocks in a user turn. System and developer
+// messages become the caller's instructions, wherever they stand, since
+// chat templates put the system prompt first. It also returns the last
+// user request, which names the run.
+func (req *chatRequest) history(d streamparser.Dialect) (*agent.Conversation, string, error) {
+	conv := &agent.Conversation{Messages: []llm.Message{{Role: llm.RoleSystem}}} // the system prompt's place
+	var system []string
+	var results []string // tool messages waiting to become one user turn
+	var asked string
+	flush := func() {
+		if len(results) > 0 {
+			conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: agent.ToolResponses(results)})
+			results = nil
+		}
+	}
+	for i, m := range req.Messages {
+		text, err := contentText(m.Content, fmt.Sprintf("messages[%d].content", i))
+		if err != nil {
+			return nil, "", err
+		}
+		if m.Role != "tool" {
+			flush()
+		}
+		switch m.Role {
+		case "system", "developer":
+			system = append(system, text)
+		case "user":
+			asked = text
+			conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: text})
+		case "assistant":
+			reply, err := assistantText(text, m.ToolCalls, d, i)
+			if err != nil {
+				return nil, "", err
+			}
+			conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleAssistant, Content: reply})
+		case "tool":
+			results = append(results, text)
+		default:
+			return nil, "", badRequest(fmt.Sprintf("messages[%d].role", i), "role %q is not one of system, developer, user, assistant, tool", m.Role)
+		}
+	}
+	flush()
+	if last := conv.Messages[len(conv.Messages)-1]; last.Role != llm.RoleUser {
+		return nil, "", badRequest("messages", "the last message must be from the user or a tool: toolscope writes the assistant's next reply")
+	}
+	conv.System = strings.Join(system, "\n\n")
+	return conv, asked, nil
+}
+
+// contentText reads a message's content: a string, null, or text parts.
+func contentText(raw json.RawMessage, param string) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", badRequest(param, "content must be a string or a list of text parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type != "text" {
+			return "", badRequest(param, "content part %q is not available through toolscope: send text", p.Type)
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// assistantText writes an assistant message as the model wrote it: its
+// text, then its calls in d.
+func assistantText(text string, calls []chatToolCall, d streamparser.Dialect, i int) (string, error) {
+	if len(calls) == 0 {
+		return text, nil
+	}
+	drafts := make([]streamparser.Draft, len(calls))
+	for j, c := range calls {
+		args, err := orderedArgs(c.Function.Arguments)
+		if err != nil || c.Function.Name == "" {
+			return "", badRequest(fmt.Sprintf("messages[%d].tool_calls[%d]", i, j), "a tool call needs a function name and arguments that are a JSON object")
+		}
+		drafts[j] = streamparser.Draft{Name: c.Function.Name, Args: args}
+	}
+	var b strings.Builder
+	if text != "" {
+		b.WriteString(text + "\n")
+	}
+	d.WriteCalls(&b, drafts)
+	return b.String(), nil
+}
+
+// orderedArgs reads a JSON object's members in the order they are
+// written, which is how the model wrote them.
+func orderedArgs(s string) ([]streamparser.Arg, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	var args []streamparser.Arg
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		args = append(args, streamparser.Arg{Name: t.(string), Value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
