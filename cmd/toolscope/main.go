@@ -22,6 +22,8 @@ Usage:
   toolscope serve [flags]           the browser playground, on http://127.0.0.1:8000
   toolscope mcp calculator|converter [--transport stdio|http|sse] [--addr host:port]
                                     toolscope's own MCP servers
+  toolscope tools list|search [flags] ["request"]
+                                    the tools connected, or those a request would be offered, ranked
   toolscope version                 the version of toolscope and of Go it was built with
   toolscope help                    this text
 
@@ -68,6 +70,8 @@ func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin 
 		return serveCommand(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "tools":
+		return toolsCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
