@@ -40,6 +40,9 @@ type Config struct {
 	ToolTimeout time.Duration
 	// Think asks for reasoning: nil lets the backend decide.
 	Think *bool
+	// Options tune every reply of the run (temperature, stop strings, a
+	// length limit…); nil keeps the backend's defaults.
+	Options *llm.Sampling
 	// Dialect is how the model is told to write calls, and how they are read.
 	Dialect streamparser.Dialect
 	// Now gives the date and time the system prompt states (time.Now if nil).
@@ -52,6 +55,19 @@ type Config struct {
 	// the caller never gets a call it cannot run; MaxRounds bounds those
 	// retries.
 	ReturnCalls bool
+	// Selector, when not nil, chooses at the start of each run which of
+	// Tools to offer (tool retrieval); nil offers them all.
+	Selector Selector
+}
+
+// Selector chooses the tools a run offers, for the request query and out
+// of Config.Tools. keep names the tools already called in the
+// conversation, which stay offered so that a follow-up can use them
+// again. A nil Selection offers every tool, as when there are too few to
+// choose from; otherwise the run offers the Selection's tools that
+// Config.Tools holds, and reports it in a ToolsSelected event.
+type Selector interface {
+	Select(ctx context.Context, query string, keep []string) *Selection
 }
 
 // Agent runs the loop for one backend and one set of tools. It holds no
@@ -85,6 +101,9 @@ type Conversation struct {
 	// System is the caller's own instructions, which the system prompt
 	// opens with in place of toolscope's; empty for toolscope's.
 	System string `json:"system,omitempty"`
+	// Called names the tools run in the conversation so far, in the order
+	// first called: a Selector keeps offering them.
+	Called []string `json:"called,omitempty"`
 }
 
 // Result is how a run ended.
@@ -101,9 +120,10 @@ type Result struct {
 // limit is reached, ctx ends, or the backend fails; tool failures never end
 // a run, they go back to the model as errors it can act on.
 func (a *Agent) Run(ctx context.Context, conv *Conversation, message string, emit func(Event)) Result {
-	a.writeSystem(conv)
+	o := a.offer(ctx, conv, message)
+	a.writeSystem(conv, o.tools)
 	conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: message})
-	return a.answer(ctx, conv, message, emit)
+	return a.answer(ctx, conv, message, o, emit)
 }
 
 // Answer is Run for a caller that keeps the history itself, as an OpenAI
@@ -111,14 +131,47 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, message string, emi
 // tool responses (see [ToolResponses]), after a first message whose place
 // the system prompt takes. message is what RunStarted says was asked.
 func (a *Agent) Answer(ctx context.Context, conv *Conversation, message string, emit func(Event)) Result {
-	a.writeSystem(conv)
-	return a.answer(ctx, conv, message, emit)
+	o := a.offer(ctx, conv, message)
+	a.writeSystem(conv, o.tools)
+	return a.answer(ctx, conv, message, o, emit)
+}
+
+// offered is what one run offers the model: its tools, and the Selection
+// that chose them (nil when every tool is offered).
+type offered struct {
+	tools     *tools.Registry
+	selection *Selection
+}
+
+// offer asks the Selector, once per run, which tools to offer: the
+// request decides what is relevant, and the rounds that follow carry on
+// with the tools the model was first shown.
+func (a *Agent) offer(ctx context.Context, conv *Conversation, query string) offered {
+	all := offered{tools: a.cfg.Tools}
+	if a.cfg.Selector == nil {
+		return all
+	}
+	sel := a.cfg.Selector.Select(ctx, query, conv.Called)
+	if sel == nil {
+		return all
+	}
+	var chosen []tools.Tool
+	for _, name := range sel.Names() {
+		if t, ok := a.cfg.Tools.Lookup(name); ok {
+			chosen = append(chosen, t)
+		}
+	}
+	reg, err := tools.NewRegistry(chosen...)
+	if err != nil {
+		return all // Config.Tools took each of them already; not reached
+	}
+	return offered{tools: reg, selection: sel}
 }
 
 // writeSystem puts the system prompt first in conv. It is written anew for
 // each request, so that a change of tools or dialect applies to follow-ups.
-func (a *Agent) writeSystem(conv *Conversation) {
-	system := llm.Message{Role: llm.RoleSystem, Content: systemPrompt(conv.System, a.cfg.Tools.Tools(), a.cfg.Dialect, a.cfg.Now())}
+func (a *Agent) writeSystem(conv *Conversation, offer *tools.Registry) {
+	system := llm.Message{Role: llm.RoleSystem, Content: systemPrompt(conv.System, offer.Tools(), a.cfg.Dialect, a.cfg.Now())}
 	if len(conv.Messages) == 0 {
 		conv.Messages = append(conv.Messages, system)
 	} else {
@@ -126,10 +179,13 @@ func (a *Agent) writeSystem(conv *Conversation) {
 	}
 }
 
-func (a *Agent) answer(ctx context.Context, conv *Conversation, message string, emit func(Event)) Result {
-	r := &run{agent: a, conv: conv, emit: emit, start: time.Now()}
+func (a *Agent) answer(ctx context.Context, conv *Conversation, message string, o offered, emit func(Event)) Result {
+	r := &run{agent: a, tools: o.tools, conv: conv, emit: emit, start: time.Now()}
 	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: a.cfg.Backend.Info(), Message: message,
-		Tools: a.cfg.Tools.Names(), Dialect: a.cfg.Dialect.String(), DialectMarks: a.cfg.Dialect.Describe()}})
+		Tools: o.tools.Names(), Dialect: a.cfg.Dialect.String(), DialectMarks: a.cfg.Dialect.Describe()}})
+	if o.selection != nil {
+		r.send(Event{Type: ToolsSelected, Selection: o.selection})
+	}
 	res := r.loop(ctx)
 	if note, ok := endings[res.Reason]; ok {
 		conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleAssistant, Content: note})
@@ -171,6 +227,7 @@ func failure(round int, err error) Event {
 // run is the state of one Run.
 type run struct {
 	agent *Agent
+	tools *tools.Registry // the tools this run offers
 	conv  *Conversation
 	emit  func(Event)
 	start time.Time
@@ -219,7 +276,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 	cfg := r.agent.cfg
 	rep := &reply{}
 	// A copy: the input is kept in an event, and the conversation goes on.
-	in, err := cfg.Backend.Prepare(ctx, llm.Request{Messages: slices.Clone(r.conv.Messages), Think: cfg.Think})
+	in, err := cfg.Backend.Prepare(ctx, llm.Request{Messages: slices.Clone(r.conv.Messages), Think: cfg.Think, Options: cfg.Options})
 	if err != nil {
 		return rep, err
 	}
@@ -229,8 +286,8 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 	parser := streamparser.New(streamparser.Options{
 		InThinking: inThinking,
 		Dialect:    cfg.Dialect,
-		Tools:      cfg.Tools.Names(),
-		Schemas:    toolSchemas(cfg.Tools),
+		Tools:      r.tools.Names(),
+		Schemas:    toolSchemas(r.tools),
 	})
 	onEvent := func(pe streamparser.Event) { r.parsed(round, rep, pe) }
 	sent := time.Now()
@@ -241,7 +298,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		}
 		if c.Thinking != "" {
 			rep.thinking.WriteString(c.Thinking)
-			r.send(Event{Type: ThinkingDelta, Round: round, Text: c.Thinking, ParsedBy: "ollama"})
+			r.send(Event{Type: ThinkingDelta, Round: round, Text: c.Thinking, ParsedBy: r.server()})
 		}
 		if c.Content != "" {
 			parser.Feed(c.Content, onEvent)
@@ -275,7 +332,7 @@ func (r *run) parsed(round int, rep *reply, pe streamparser.Event) {
 		if c.Reason == "" && r.agent.cfg.ReturnCalls {
 			// The caller's tool is not run here, so its check comes now:
 			// the caller must get only calls it can run.
-			if err := r.agent.cfg.Tools.Check(c.Name, c.Arguments); err != nil {
+			if err := r.tools.Check(c.Name, c.Arguments); err != nil {
 				c.Reason = err.Error()
 			}
 		}
@@ -301,6 +358,10 @@ func toolSchemas(reg *tools.Registry) map[string]json.RawMessage {
 	return schemas
 }
 
+// server names the model server for what its own parser took out of a
+// reply: "ollama", or "openai" for an OpenAI-compatible server.
+func (r *run) server() string { return r.agent.cfg.Backend.Info().Backend }
+
 // ollamaCall records a call that Ollama's own parser took out of the reply.
 // It is written back into the history in the trained format, since the
 // model never sees Ollama's structured form in toolscope's prompts.
@@ -310,10 +371,10 @@ func (r *run) ollamaCall(round int, rep *reply, tc llm.ToolCall) {
 		args = json.RawMessage("{}")
 	}
 	raw := fmt.Sprintf("\n{\"name\": %q, \"arguments\": %s}\n", tc.Name, args)
-	c := &Call{Index: rep.index(-1 - len(rep.calls)), Name: tc.Name, Arguments: args, Raw: raw, ParsedBy: "ollama"}
+	c := &Call{Index: rep.index(-1 - len(rep.calls)), Name: tc.Name, Arguments: args, Raw: raw, ParsedBy: r.server()}
 	rep.content.WriteString("<tool_call>" + raw + "</tool_call>")
 	rep.calls = append(rep.calls, c)
-	r.send(Event{Type: ToolCallParsed, Round: round, Call: c, ParsedBy: "ollama"})
+	r.send(Event{Type: ToolCallParsed, Round: round, Call: c, ParsedBy: r.server()})
 }
 
 // answerCalls runs the calls in order and adds their responses to the
@@ -351,9 +412,12 @@ func (r *run) execute(ctx context.Context, round int, c *Call) string {
 		return errorJSON("not run: " + stoppedByUser)
 	}
 	r.send(Event{Type: ToolStarted, Round: round, Call: c})
+	if !slices.Contains(r.conv.Called, c.Name) {
+		r.conv.Called = append(r.conv.Called, c.Name)
+	}
 	var wire wireLog
 	began := time.Now()
-	result, err := r.agent.call(tools.WithRecorder(ctx, wire.add), c)
+	result, err := r.agent.call(tools.WithRecorder(ctx, wire.add), r.tools, c)
 	done := Event{Type: ToolFinished, Round: round, Call: c, DurationMS: millis(time.Since(began)), Wire: wire.messages()}
 	if err != nil {
 		done.Error = err.Error()
@@ -365,15 +429,15 @@ func (r *run) execute(ctx context.Context, round int, c *Call) string {
 	return result
 }
 
-// call checks the arguments and runs the tool, bounded by the tool
+// call checks the arguments and runs the tool of reg, bounded by the tool
 // timeout. A tool that panics or ignores its context cannot take the run
 // down with it: the panic becomes an error, and a tool that never returns
 // is left behind once the timeout passes.
-func (a *Agent) call(ctx context.Context, c *Call) (string, error) {
-	if err := a.cfg.Tools.Check(c.Name, c.Arguments); err != nil {
+func (a *Agent) call(ctx context.Context, reg *tools.Registry, c *Call) (string, error) {
+	if err := reg.Check(c.Name, c.Arguments); err != nil {
 		return "", err
 	}
-	t, _ := a.cfg.Tools.Lookup(c.Name)
+	t, _ := reg.Lookup(c.Name)
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.ToolTimeout)
 	defer cancel()
 	type outcome struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/retrieve"
 )
 
 // Type names an event. The names and the JSON field names of Event are a
@@ -36,6 +37,11 @@ const (
 // meant to make, but wrote where it is not run. Round, Text.
 const ToolCallInThinking Type = "tool_call_in_thinking"
 
+// ToolsSelected reports which tools a run offers the model, when tool
+// retrieval chose them out of many (see [Selector]): it comes right after
+// RunStarted, before round 1. Selection.
+const ToolsSelected Type = "tools_selected"
+
 // Reason is how a run finished, in RunFinished events and Result. Like
 // Type, its values are a stable interface.
 type Reason string
@@ -58,12 +64,14 @@ type Event struct {
 	Text  string `json:"text,omitempty"`
 
 	Pending  string `json:"pending,omitempty"`
-	ParsedBy string `json:"parsed_by,omitempty"` // "ollama" when Ollama, not toolscope, parsed it
+	ParsedBy string `json:"parsed_by,omitempty"` // the backend ("ollama", "openai") when its server, not toolscope, parsed it
 
 	Run    *RunInfo    `json:"run,omitempty"`
 	Input  *llm.Input  `json:"input,omitempty"`
 	Call   *Call       `json:"call,omitempty"`
 	Stats  *RoundStats `json:"stats,omitempty"`
+	// Selection is what tool retrieval chose, in ToolsSelected events.
+	Selection *Selection `json:"selection,omitempty"`
 	Result string      `json:"result,omitempty"`
 	Error  string      `json:"error,omitempty"`
 	// Fix is what a person can do about an Error event's failure, for
@@ -93,6 +101,20 @@ type RunInfo struct {
 	DialectMarks streamparser.Description `json:"dialect_marks"`
 }
 
+// Selection is a ToolsSelected event's payload: the retriever's choice
+// (query, asked and used retriever, fallback, k, the chosen tools with
+// scores and whether each was kept, how many were left out), and the
+// names of the tools left out, at most [MaxLeftOutNames] of them, for a
+// front end to show without asking for the whole tool list.
+type Selection struct {
+	retrieve.Selection
+	LeftOutNames []string `json:"left_out_names,omitempty"`
+}
+
+// MaxLeftOutNames bounds Selection.LeftOutNames: with thousands of tools
+// every run's events would otherwise carry the whole list.
+const MaxLeftOutNames = 200
+
 // Call is a tool call of a round.
 type Call struct {
 	Index     int             `json:"index"`
@@ -100,7 +122,7 @@ type Call struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Raw       string          `json:"raw,omitempty"`
 	Reason    string          `json:"reason,omitempty"` // why an invalid call cannot run
-	ParsedBy  string          `json:"parsed_by"`        // "toolscope" or "ollama"
+	ParsedBy  string          `json:"parsed_by"`        // "toolscope", or the backend whose server parsed it
 }
 
 // RoundStats are a round's counters. Times are in milliseconds, as

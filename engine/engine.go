@@ -267,6 +267,7 @@ func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 		MaxRounds:   s.MaxRounds,
 		ToolTimeout: s.ToolTimeout,
 		Think:       s.Think,
+		Options:     s.Sampling,
 		Dialect:     s.Dialect,
 		ReturnCalls: ts.Caller != nil,
 	}), nil

@@ -78,6 +78,12 @@ type Settings struct {
 	// MCPConfig file (Claude Desktop's mcpServers format).
 	MCP       []mcp.ServerSpec
 	MCPConfig string
+	// Sampling tunes every reply of a run (temperature, top_p, stop
+	// strings, seed, a length limit); nil keeps the backend's defaults.
+	// It is per request, not a server setting: no flag sets it, a
+	// request to the OpenAI-compatible API does, and that front end
+	// checks it against OpenAI's ranges. The demo model ignores it.
+	Sampling *llm.Sampling
 }
 
 // Defaults are the settings toolscope starts with: the zero value, with

@@ -8,6 +8,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -34,6 +35,44 @@ type Request struct {
 	// Think asks for reasoning: nil lets the backend decide (on where the
 	// model can think), true or false forces it.
 	Think *bool
+	// Options tune how the model writes its reply; nil keeps the
+	// server's defaults for all of them.
+	Options *Sampling
+}
+
+// Sampling tunes how a model picks its tokens and where its reply ends, as
+// OpenAI's and Ollama's APIs name them. A nil field (or an empty Stop)
+// keeps the server's default, which for Ollama is the model's own
+// (its Modelfile's parameters).
+type Sampling struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	// Stop ends the reply where the model writes one of these strings,
+	// which the reply leaves out. Backends add the stop strings their raw
+	// template needs, so that these never replace them.
+	Stop []string `json:"stop,omitempty"`
+	// Seed makes sampling repeatable on servers that honour it.
+	Seed *int64 `json:"seed,omitempty"`
+	// MaxTokens bounds the reply's length in tokens; a reply cut by it
+	// ends with Stats.DoneReason "length".
+	MaxTokens *int `json:"max_tokens,omitempty"`
+}
+
+// StopWith returns the stop strings to send: base, those a backend needs
+// for its own template, then s's that base lacks. A server's stop list
+// replaces its defaults rather than adding to them, so a backend that
+// sends s.Stop must send its own with it. s may be nil.
+func (s *Sampling) StopWith(base []string) []string {
+	stop := slices.Clone(base)
+	if s == nil {
+		return stop
+	}
+	for _, x := range s.Stop {
+		if !slices.Contains(stop, x) {
+			stop = append(stop, x)
+		}
+	}
+	return stop
 }
 
 // Mode is how a backend gives the model its input.
@@ -53,6 +92,11 @@ type Input struct {
 	Prompt string `json:"prompt,omitempty"`
 	// Think tells whether reasoning was asked for.
 	Think bool `json:"think"`
+	// Options are the Request's, sent with the input: they do not change
+	// what the model reads, but they change what it writes, and Stream
+	// has only the Input to go by. nil when the backend honours none
+	// (the demo model) or none were asked for.
+	Options *Sampling `json:"options,omitempty"`
 }
 
 // Chunk is one piece of a streamed reply.
@@ -93,6 +137,10 @@ type Info struct {
 	// OpenAI-compatible one does not: a built-in name such as "qwen3", or
 	// a file's path. Empty when the server's own template is used.
 	Template string `json:"template,omitempty"`
+	// BaseURL is the API root of an OpenAI-compatible server, e.g.
+	// "http://127.0.0.1:8000/v1", which people need to tell one such
+	// server from another. Empty for the other backends.
+	BaseURL string `json:"base_url,omitempty"`
 	// Demo is true for the scripted offline model, which the UI must
 	// always label as such.
 	Demo bool `json:"demo"`

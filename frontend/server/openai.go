@@ -137,6 +137,7 @@ func (s *Server) chatCompletions(c *fiber.Ctx) error {
 func (s *Server) startChat(c *fiber.Ctx, req *chatRequest) (*runs.Run, *completion, error) {
 	settings := s.cfg.Engine.Settings()
 	settings.Model = req.Model
+	settings.Sampling = req.sampling
 	if err := s.checkModel(c, settings); err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolscope/toolscope/agent"
@@ -38,6 +39,10 @@ type chatRequest struct {
 	TopLogprobs *int            `json:"top_logprobs"`
 	Audio       json.RawMessage `json:"audio"`
 	Modalities  []string        `json:"modalities"`
+
+	// sampling is what the fields above ask of the model's replies, as
+	// check found them; nil when they ask nothing.
+	sampling *llm.Sampling
 }
 
 type streamOptions struct {
@@ -126,8 +131,57 @@ func (req *chatRequest) check() error {
 			return badRequest(fmt.Sprintf("tools[%d]", i), `tools[%d] must be {"type": "function", "function": {"name": …}}`, i)
 		}
 	}
-	_, err := req.choice()
+	if _, err := req.choice(); err != nil {
+		return err
+	}
+	var err error
+	req.sampling, err = req.readSampling()
 	return err
+}
+
+// readSampling checks the sampling fields against OpenAI's ranges and
+// gathers them. max_completion_tokens, OpenAI's newer name, wins over
+// max_tokens when both are sent.
+func (req *chatRequest) readSampling() (*llm.Sampling, error) {
+	o := llm.Sampling{Temperature: req.Temperature, TopP: req.TopP, Seed: req.Seed, MaxTokens: req.MaxTokens}
+	maxParam := "max_tokens"
+	if req.MaxCompletionTokens != nil {
+		o.MaxTokens, maxParam = req.MaxCompletionTokens, "max_completion_tokens"
+	}
+	switch {
+	case o.Temperature != nil && (*o.Temperature < 0 || *o.Temperature > 2):
+		return nil, badRequest("temperature", "temperature is %v: it must be from 0 to 2", *o.Temperature)
+	case o.TopP != nil && (*o.TopP < 0 || *o.TopP > 1):
+		return nil, badRequest("top_p", "top_p is %v: it must be from 0 to 1", *o.TopP)
+	case o.MaxTokens != nil && *o.MaxTokens < 1:
+		return nil, badRequest(maxParam, "%s is %d: it must be at least 1", maxParam, *o.MaxTokens)
+	}
+	var err error
+	if o.Stop, err = stopStrings(req.Stop); err != nil {
+		return nil, err
+	}
+	if o.Temperature == nil && o.TopP == nil && o.Seed == nil && o.MaxTokens == nil && len(o.Stop) == 0 {
+		return nil, nil
+	}
+	return &o, nil
+}
+
+// stopStrings reads stop: a string, a list of them, or null. Empty
+// strings are left out: they would end a reply before it starts on some
+// servers and be ignored by others.
+func stopStrings(raw json.RawMessage) ([]string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) != nil {
+		var one string
+		if json.Unmarshal(raw, &one) != nil {
+			return nil, badRequest("stop", "stop must be a string or a list of strings")
+		}
+		list = []string{one}
+	}
+	return slices.DeleteFunc(list, func(s string) bool { return s == "" }), nil
 }
 
 // toolChoice is what tool_choice asks for.

@@ -15,7 +15,7 @@ func (s *Server) page(c *fiber.Ctx) error {
 	e := s.cfg.Engine
 	info := e.Backend().Info()
 	data := web.PageData{
-		Backend: info.Backend, Model: info.Model, Mode: string(info.Mode), Demo: info.Demo,
+		Backend: info.Backend, Model: info.Model, Mode: string(info.Mode), Demo: info.Demo, Template: info.Template, BaseURL: info.BaseURL,
 		Settings: e.Settings(), Allowed: engine.Allowed(), Fallback: web.FallbackOf(e.Fallback()),
 	}
 	for _, t := range e.Tools() {

@@ -31,10 +31,16 @@ var Static embed.FS
 // PageData is what the server knows when it renders the page.
 type PageData struct {
 	// The backend that answers by default, as llm.Info describes it.
-	Backend string // "ollama" or "demo"
+	Backend string // "ollama", "openai" or "demo"
 	Model   string
 	Mode    string
 	Demo    bool // the page must say so, always
+	// Template is the chat template toolscope renders raw prompts with
+	// when the server publishes none (llm.Info.Template); "" otherwise.
+	Template string
+	// BaseURL is the OpenAI-compatible server's API root
+	// (llm.Info.BaseURL); "" for the other backends.
+	BaseURL string
 	// Fallback is why toolscope chose the demo model when told to choose
 	// (--backend auto), and what would give it Ollama; nil when it did not.
 	Fallback *Fallback

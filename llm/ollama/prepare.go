@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/model/renderers"
@@ -18,8 +20,9 @@ var _ llm.Backend = (*Backend)(nil)
 // modelInfo is what Prepare needs from /api/show.
 type modelInfo struct {
 	template string
-	renderer string // Ollama's Go renderer, used instead of template when set
-	thinking bool   // the model can reason before it answers
+	renderer string   // Ollama's Go renderer, used instead of template when set
+	thinking bool     // the model can reason before it answers
+	stop     []string // the Modelfile's stop parameters
 }
 
 // Prepare decides whether the model thinks and, in raw mode, renders the
@@ -37,7 +40,7 @@ func (b *Backend) Prepare(ctx context.Context, req llm.Request) (llm.Input, erro
 		return llm.Input{}, &llm.Error{Op: "prepare", Problem: fmt.Sprintf("model %q cannot think", b.model),
 			Fix: &llm.Fix{Do: "pick a thinking model such as qwen3", Setting: llm.SettingThink, Value: "false"}}
 	}
-	in := llm.Input{Mode: b.mode, Messages: slices.Clone(req.Messages), Think: think}
+	in := llm.Input{Mode: b.mode, Messages: slices.Clone(req.Messages), Think: think, Options: req.Options}
 	if b.mode == llm.ModeRaw {
 		in.Prompt, err = b.render(m, in.Messages, think)
 	}
@@ -58,6 +61,7 @@ func (b *Backend) modelInfo(ctx context.Context) (*modelInfo, error) {
 		template: show.Template,
 		renderer: show.Renderer,
 		thinking: slices.Contains(show.Capabilities, ollamamodel.CapabilityThinking),
+		stop:     stopParameters(show.Parameters),
 	}
 	b.info.Store(m)
 	return m, nil
@@ -88,4 +92,21 @@ func (b *Backend) render(m *modelInfo, msgs []llm.Message, think bool) (string, 
 // needs none: Ollama renders the messages itself.
 func unrenderable(problem string, err error) error {
 	return &llm.Error{Op: "prepare", Problem: problem, Fix: &llm.Fix{Setting: llm.SettingMode, Value: string(llm.ModeChat)}, Err: err}
+}
+
+// stopParameters reads the stop strings of /api/show's parameters, one
+// "name value" line each with the value written as a Go string, as
+// Ollama's server writes them.
+func stopParameters(params string) []string {
+	var stop []string
+	for _, line := range strings.Split(params, "\n") {
+		name, value, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if name != "stop" {
+			continue
+		}
+		if s, err := strconv.Unquote(strings.TrimSpace(value)); err == nil {
+			stop = append(stop, s)
+		}
+	}
+	return stop
 }

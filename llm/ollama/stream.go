@@ -26,9 +26,12 @@ func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) e
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	opts, err := b.options(ctx, in.Options)
+	if err != nil {
+		return llm.Stats{}, err
+	}
 	no := false
 	r := reply{fn: fn}
-	var err error
 	switch in.Mode {
 	case llm.ModeRaw:
 		req := &api.GenerateRequest{
@@ -42,6 +45,7 @@ func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) e
 			// what the page shows, or fail saying so.
 			Truncate: &no,
 			Shift:    &no,
+			Options:  opts,
 		}
 		err = b.client.Generate(ctx, req, func(resp api.GenerateResponse) error {
 			return r.line(llm.Chunk{Content: resp.Response, Thinking: resp.Thinking}, resp.Done, resp.DoneReason, resp.Metrics)
@@ -53,6 +57,7 @@ func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) e
 			Think:    &api.ThinkValue{Value: in.Think},
 			Truncate: &no,
 			Shift:    &no,
+			Options:  opts,
 		}
 		err = b.client.Chat(ctx, req, func(resp api.ChatResponse) error {
 			c := llm.Chunk{Content: resp.Message.Content, Thinking: resp.Message.Thinking, ToolCalls: toolCalls(resp.Message.ToolCalls)}
@@ -65,6 +70,39 @@ func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) e
 		return llm.Stats{}, err
 	}
 	return r.stats, nil
+}
+
+// options are o in Ollama's terms; nil when o sets nothing, which keeps
+// the model's own parameters. Stop strings are sent with the model's:
+// Ollama's stop list replaces the Modelfile's rather than adding to it.
+func (b *Backend) options(ctx context.Context, o *llm.Sampling) (map[string]any, error) {
+	if o == nil {
+		return nil, nil
+	}
+	opts := map[string]any{}
+	if o.Temperature != nil {
+		opts["temperature"] = *o.Temperature
+	}
+	if o.TopP != nil {
+		opts["top_p"] = *o.TopP
+	}
+	if o.Seed != nil {
+		opts["seed"] = *o.Seed
+	}
+	if o.MaxTokens != nil {
+		opts["num_predict"] = *o.MaxTokens
+	}
+	if len(o.Stop) > 0 {
+		m, err := b.modelInfo(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opts["stop"] = o.StopWith(m.stop)
+	}
+	if len(opts) == 0 {
+		return nil, nil
+	}
+	return opts, nil
 }
 
 // reply follows one streamed reply.

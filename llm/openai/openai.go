@@ -167,7 +167,7 @@ func (b *Backend) Info() llm.Info {
 		defer cancel()
 		model, _ = b.resolveModel(ctx)
 	}
-	info := llm.Info{Backend: "openai", Model: model, Mode: b.mode}
+	info := llm.Info{Backend: "openai", Model: model, Mode: b.mode, BaseURL: b.base}
 	if b.mode == llm.ModeRaw {
 		if t, err := b.template(model); err == nil {
 			info.Template = t.Name

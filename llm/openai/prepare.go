@@ -19,7 +19,7 @@ func (b *Backend) Prepare(ctx context.Context, req llm.Request) (llm.Input, erro
 	if err != nil {
 		return llm.Input{}, err
 	}
-	in := llm.Input{Mode: b.mode, Messages: slices.Clone(req.Messages)}
+	in := llm.Input{Mode: b.mode, Messages: slices.Clone(req.Messages), Options: req.Options}
 	t, terr := b.template(model)
 	if req.Think != nil {
 		in.Think = *req.Think

@@ -48,16 +48,27 @@ func (b *Backend) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) e
 var includeUsage = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 
 func (b *Backend) streamRaw(ctx context.Context, model string, in llm.Input, r *reply) error {
+	o := samplingOf(in.Options)
 	params := openai.CompletionNewParams{
-		Model:  openai.CompletionNewParamsModel(model),
-		Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String(in.Prompt)},
-		// /v1/completions writes 16 tokens unless told; null lets the
-		// reply run to the end of the context, as chat does.
-		MaxTokens:     param.Null[int64](),
+		Model:         openai.CompletionNewParamsModel(model),
+		Prompt:        openai.CompletionNewParamsPromptUnion{OfString: openai.String(in.Prompt)},
+		MaxTokens:     o.maxTokens,
+		Temperature:   o.temperature,
+		TopP:          o.topP,
+		Seed:          o.seed,
 		StreamOptions: includeUsage,
 	}
-	if t, err := b.template(model); err == nil && len(t.Stop) > 0 {
-		params.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: t.Stop}
+	if !o.maxTokens.Valid() {
+		// /v1/completions writes 16 tokens unless told; null lets the
+		// reply run to the end of the context, as chat does.
+		params.MaxTokens = param.Null[int64]()
+	}
+	var stop []string
+	if t, err := b.template(model); err == nil {
+		stop = t.Stop // the template's end of turn, which the request's stop strings must not replace
+	}
+	if stop = in.Options.StopWith(stop); len(stop) > 0 {
+		params.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: stop}
 	}
 	// vLLM drops special tokens from the text unless told not to, and
 	// dialects such as Llama 3's <|python_tag|> are special tokens.
@@ -74,7 +85,21 @@ func (b *Backend) streamRaw(ctx context.Context, model string, in llm.Input, r *
 }
 
 func (b *Backend) streamChat(ctx context.Context, model string, in llm.Input, r *reply) error {
-	params := openai.ChatCompletionNewParams{Model: model, Messages: chatMessages(in.Messages), StreamOptions: includeUsage}
+	o := samplingOf(in.Options)
+	params := openai.ChatCompletionNewParams{
+		Model:    model,
+		Messages: chatMessages(in.Messages),
+		// max_tokens rather than max_completion_tokens: every
+		// OpenAI-compatible server reads it, not all the newer name.
+		MaxTokens:     o.maxTokens,
+		Temperature:   o.temperature,
+		TopP:          o.topP,
+		Seed:          o.seed,
+		StreamOptions: includeUsage,
+	}
+	if stop := in.Options.StopWith(nil); len(stop) > 0 {
+		params.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: stop}
+	}
 	// Templates that can think (Qwen3's) read enable_thinking; others
 	// ignore it.
 	kwargs := option.WithJSONSet("chat_template_kwargs", map[string]any{"enable_thinking": in.Think})
@@ -94,6 +119,33 @@ func (b *Backend) streamChat(ctx context.Context, model string, in llm.Input, r 
 		r.usage(c.JSON.Usage, c.Usage)
 		return nil
 	})
+}
+
+// sampling are the SDK's fields for an llm.Sampling, which the completions
+// and chat APIs name alike; an unset one is left out of the request.
+type sampling struct {
+	temperature, topP param.Opt[float64]
+	seed, maxTokens   param.Opt[int64]
+}
+
+func samplingOf(o *llm.Sampling) sampling {
+	var s sampling
+	if o == nil {
+		return s
+	}
+	if o.Temperature != nil {
+		s.temperature = openai.Float(*o.Temperature)
+	}
+	if o.TopP != nil {
+		s.topP = openai.Float(*o.TopP)
+	}
+	if o.Seed != nil {
+		s.seed = openai.Int(*o.Seed)
+	}
+	if o.MaxTokens != nil {
+		s.maxTokens = openai.Int(int64(*o.MaxTokens))
+	}
+	return s
 }
 
 // each calls fn for every event of stream, and returns the first error of

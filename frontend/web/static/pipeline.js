@@ -37,7 +37,10 @@ function callText(call) {
   return `${call.name}(${args.join(', ')})`;
 }
 
-const parsedBy = (who) => (who === 'ollama' ? 'parsed by Ollama' : 'parsed by toolscope');
+const parsedBy = (who) => {
+  if (!who || who === 'toolscope') return 'parsed by toolscope';
+  return who === 'ollama' ? 'parsed by Ollama' : `parsed by the ${who} server`;
+};
 
 // ---- cards ----------------------------------------------------------------
 
@@ -186,7 +189,7 @@ function errorCard(card, message, where, fix = null) {
 
 /** endCall ends the tint of a call in the raw output; Ollama's calls are not in it. */
 function endCall(round, call) {
-  if (call.parsed_by !== 'ollama') round.raw?.stream.callEnded(call.raw ?? '');
+  if (call.parsed_by === 'toolscope') round.raw?.stream.callEnded(call.raw ?? '');
 }
 
 // ---- event handlers -------------------------------------------------------

@@ -86,6 +86,9 @@ type Request struct {
 	// Truncate and Shift are what the request asked of a prompt or a reply
 	// longer than the context; nil when it did not say.
 	Truncate, Shift *bool
+	// Options are the request's model options as JSON decodes them
+	// (numbers as float64); nil when it sent none.
+	Options map[string]any
 }
 
 // Server is an in-process Ollama speaking its NDJSON streaming protocol.
@@ -214,6 +217,7 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request) {
 		Tools    []json.RawMessage `json:"tools"`
 		Truncate *bool             `json:"truncate"`
 		Shift    *bool             `json:"shift"`
+		Options  map[string]any    `json:"options"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -229,6 +233,7 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request) {
 		Tools:    len(body.Tools),
 		Truncate: body.Truncate,
 		Shift:    body.Shift,
+		Options:  body.Options,
 	})
 	if status != http.StatusOK {
 		writeError(w, status, msg)

@@ -75,6 +75,9 @@ type Request struct {
 	// MaxTokens is max_tokens as sent: "" when absent, "null", or a number.
 	MaxTokens string
 	Stop      []string
+	// Temperature, TopP and Seed are as sent; nil when absent.
+	Temperature, TopP *float64
+	Seed              *int64
 	// SkipSpecialTokens is vLLM's skip_special_tokens; nil when not sent.
 	SkipSpecialTokens *bool
 	// EnableThinking is chat_template_kwargs.enable_thinking; nil when not
@@ -292,6 +295,9 @@ func readRequest(r *http.Request) (Request, error) {
 		} `json:"stream_options"`
 		Max    json.RawMessage `json:"max_tokens"`
 		Stop   json.RawMessage `json:"stop"`
+		Temp   *float64        `json:"temperature"`
+		TopP   *float64        `json:"top_p"`
+		Seed   *int64          `json:"seed"`
 		Skip   *bool           `json:"skip_special_tokens"`
 		Kwargs struct {
 			EnableThinking *bool `json:"enable_thinking"`
@@ -311,6 +317,7 @@ func readRequest(r *http.Request) (Request, error) {
 	return Request{
 		Path: r.URL.Path, Model: body.Model, Prompt: body.Prompt, Messages: body.Messages,
 		Stream: body.Stream, IncludeUsage: body.Options.IncludeUsage, MaxTokens: string(body.Max), Stop: stop,
+		Temperature: body.Temp, TopP: body.TopP, Seed: body.Seed,
 		SkipSpecialTokens: body.Skip, EnableThinking: body.Kwargs.EnableThinking, Tools: len(body.Tools),
 		Authorization: r.Header.Get("Authorization"),
 	}, nil
