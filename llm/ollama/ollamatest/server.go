@@ -68,6 +68,12 @@ type Reply struct {
 	// Hold, after the pieces, sends nothing more and waits until the
 	// request's context ends (the client gives up) or the test ends.
 	Hold bool
+	// Pace, when non-zero, is the wait between pieces, as a model takes
+	// its time per token; benchmarks use it so that pieces do not queue.
+	Pace time.Duration
+	// Sent, if non-nil, is called with a piece's index just before the
+	// piece leaves the server, so that a test can time its delivery.
+	Sent func(piece int)
 	// Ended, if non-nil, is closed when the request's context ends, which
 	// lets a test see a cancellation reach the server. Give each Reply its
 	// own channel.
@@ -258,6 +264,16 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request) {
 	for i, l := range lines {
 		if q.CutAfter > 0 && i == q.CutAfter {
 			return
+		}
+		if i > 0 && q.Pace > 0 {
+			select {
+			case <-time.After(q.Pace):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if q.Sent != nil {
+			q.Sent(i)
 		}
 		if st.send(l) != nil {
 			return // the client is gone

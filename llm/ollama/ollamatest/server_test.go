@@ -334,3 +334,27 @@ func TestCutCharactersArriveReplaced(t *testing.T) {
 		t.Errorf("pieces = %q, want %q", got, want)
 	}
 }
+
+// Sent is called for each piece before the client can read it, so that a
+// benchmark can time a piece from the moment it left.
+func TestSentPrecedesEachPiece(t *testing.T) {
+	s := ollamatest.New(t)
+	sent := make(chan int, 3)
+	s.Reply(ollamatest.Reply{Text: "a b c", Split: func(string) []string { return []string{"a", "b", "c"} },
+		Pace: time.Microsecond, Sent: func(i int) { sent <- i }})
+	resp := post(t, t.Context(), s, "/api/generate", `{"model":"qwen3:4b"}`)
+	r := bufio.NewReader(resp.Body)
+	for want := range 3 {
+		if _, err := r.ReadBytes('\n'); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-sent:
+			if got != want {
+				t.Fatalf("Sent(%d) before piece %d", got, want)
+			}
+		default:
+			t.Fatalf("piece %d arrived before Sent was called for it", want)
+		}
+	}
+}
