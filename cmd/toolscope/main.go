@@ -10,8 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"syscall"
+
+	"github.com/toolscope/toolscope/recording"
 )
 
 const usage = `toolscope makes LLM tool calling visible.
@@ -20,6 +21,7 @@ Usage:
   toolscope run [flags] "request"   answer one request; tool lines on stderr, the answer on stdout
   toolscope chat [flags]            a conversation on stdin; /new starts over, /quit or end of input leaves
   toolscope serve [flags]           the browser playground, on http://127.0.0.1:8000
+  toolscope replay [--speed n] FILE play a recording (GET /api/runs/{id}/export) with no model
   toolscope mcp calculator|converter [--transport stdio|http|sse] [--addr host:port]
                                     toolscope's own MCP servers
   toolscope tools list|search [flags] ["request"]
@@ -68,6 +70,8 @@ func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin 
 		return runCommand(ctx, args[1:], stdout, stderr)
 	case "serve":
 		return serveCommand(ctx, args[1:], stdout, stderr)
+	case "replay":
+		return replayCommand(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "tools":
@@ -97,13 +101,8 @@ func untilInterrupted(ctx context.Context, interrupts <-chan os.Signal) (context
 	return ctx, cancel
 }
 
-// version is the main module's version as the go command stamped it (a
-// tag for `go install …@v1.2.3`, a pseudo-version from a git checkout),
-// "devel" when there is none, then Go's version and the platform.
+// version is toolscope's version, the one its recordings carry, then Go's
+// version and the platform.
 func version() string {
-	v := "devel"
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		v = info.Main.Version
-	}
-	return fmt.Sprintf("toolscope %s %s %s/%s", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("toolscope %s %s %s/%s", recording.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/recording"
+)
+
+// replayCommand plays a recording (GET /api/runs/{id}/export) through the
+// terminal renderer at its recorded pace: a run shown again where no model
+// runs. Its exit code is the recorded run's, as run would have given it.
+func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	speed := fs.Float64("speed", 1, "how many times faster than recorded to play; 0 plays without pauses")
+	c := &command{}
+	fs.BoolVar(&c.json, "json", false, "print the event stream as JSON lines instead")
+	fs.BoolVar(&c.showThinking, "show-thinking", false, "print the model's reasoning")
+	fs.BoolVar(&c.verbose, "v", false, "also print the backend and each round's counters")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: toolscope replay [--speed n] [--json] FILE")
+		fs.PrintDefaults()
+	}
+	positional, code, ok := parseArgs(fs, args, 1, stderr)
+	if !ok {
+		return code
+	}
+	if *speed < 0 {
+		fmt.Fprintf(stderr, "toolscope replay: --speed %g must be 0 or more\n", *speed)
+		return exitUsage
+	}
+	h, events, err := readRecording(positional[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "toolscope replay: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintln(stderr, recordingLabel(h))
+	reason := play(ctx, events, *speed, c.renderer(stdout, stderr), sleep)
+	switch {
+	case ctx.Err() != nil:
+		return exitInterrupted
+	case reason == agent.Answered:
+		return exitOK
+	}
+	return exitError
+}
+
+func readRecording(path string) (recording.Header, []agent.Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return recording.Header{}, nil, err
+	}
+	defer f.Close()
+	h, events, err := recording.Read(f)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return h, events, err
+}
+
+// recordingLabel says, before anything else, that no model is answering.
+func recordingLabel(h recording.Header) string {
+	model := h.Model.Model
+	if model == "" {
+		model = "an unnamed model"
+	}
+	when := h.Run.StartedAt
+	if when.IsZero() {
+		when = h.ExportedAt // older recordings have no start time
+	}
+	date := "an unknown date"
+	if !when.IsZero() {
+		date = when.Local().Format("2 Jan 2006 15:04 MST")
+	}
+	return fmt.Sprintf("recording of %s from %s, no model is running", model, date)
+}
+
+// play renders events, waiting between two the time recorded between
+// them divided by speed (none at speed 0), until the last or until ctx
+// ends. It returns how the recorded run finished; "" when the recording
+// does not say.
+func play(ctx context.Context, events []agent.Event, speed float64, render func(agent.Event), wait func(context.Context, time.Duration) error) agent.Reason {
+	var reason agent.Reason
+	for i, e := range events {
+		if i > 0 && speed > 0 {
+			gap := time.Duration(float64(e.AtMS-events[i-1].AtMS) / speed * float64(time.Millisecond))
+			if wait(ctx, max(gap, 0)) != nil {
+				return reason
+			}
+		}
+		render(e)
+		if e.Type == agent.RunFinished {
+			reason = e.Reason
+		}
+	}
+	return reason
+}
+
+// sleep waits for d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
