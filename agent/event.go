@@ -66,14 +66,14 @@ type Event struct {
 	Pending  string `json:"pending,omitempty"`
 	ParsedBy string `json:"parsed_by,omitempty"` // the backend ("ollama", "openai") when its server, not toolscope, parsed it
 
-	Run    *RunInfo    `json:"run,omitempty"`
-	Input  *llm.Input  `json:"input,omitempty"`
-	Call   *Call       `json:"call,omitempty"`
-	Stats  *RoundStats `json:"stats,omitempty"`
+	Run   *RunInfo    `json:"run,omitempty"`
+	Input *llm.Input  `json:"input,omitempty"`
+	Call  *Call       `json:"call,omitempty"`
+	Stats *RoundStats `json:"stats,omitempty"`
 	// Selection is what tool retrieval chose, in ToolsSelected events.
 	Selection *Selection `json:"selection,omitempty"`
-	Result string      `json:"result,omitempty"`
-	Error  string      `json:"error,omitempty"`
+	Result    string     `json:"result,omitempty"`
+	Error     string     `json:"error,omitempty"`
 	// Fix is what a person can do about an Error event's failure, for
 	// each front end to word as its own control; nil when none is known.
 	Fix *llm.Fix `json:"fix,omitempty"`

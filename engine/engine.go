@@ -43,6 +43,7 @@ type Engine struct {
 	tools    []tools.Tool
 	backends *backendCache
 	programs map[string]string // an MCP command's program name → what runs it
+	index    *toolIndex        // tool retrieval over every tool
 }
 
 // Fallback says why BackendAuto chose the demo model.
@@ -131,6 +132,8 @@ func Start(ctx context.Context, s Settings, log io.Writer, opts ...Option) (*Eng
 		e.hub, _ = mcp.Connect(ctx, e.resolve(specs), mcp.Options{Timeout: s.ToolTimeout})
 		e.reportMCP(log)
 	}
+	e.index = newToolIndex(e.settings)
+	e.follow()
 	return e, nil
 }
 
@@ -251,6 +254,7 @@ func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 		return nil, err
 	}
 	var registry *tools.Registry
+	var sel agent.Selector
 	switch {
 	case ts.Caller != nil:
 		if registry, err = tools.NewRegistry(ts.Caller...); err != nil {
@@ -260,6 +264,9 @@ func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 		registry, _ = e.registryOf(nil) // Start reported what is left out
 	default:
 		registry, _ = e.registry(s.ToolDelay)
+		// Only the engine's whole tool set is indexed; an API client
+		// choosing tools has chosen already.
+		sel = selector{x: e.index, k: s.ToolsTopK, retriever: s.Retriever}
 	}
 	return agent.New(agent.Config{
 		Backend:     backend,
@@ -270,6 +277,7 @@ func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 		Options:     s.Sampling,
 		Dialect:     s.Dialect,
 		ReturnCalls: ts.Caller != nil,
+		Selector:    sel,
 	}), nil
 }
 

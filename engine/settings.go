@@ -14,6 +14,7 @@ import (
 	"github.com/toolscope/toolscope/llm/openai"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools/mcp"
+	"github.com/toolscope/toolscope/tools/retrieve"
 )
 
 // Backends a Settings value may name.
@@ -84,12 +85,36 @@ type Settings struct {
 	// request to the OpenAI-compatible API does, and that front end
 	// checks it against OpenAI's ranges. The demo model ignores it.
 	Sampling *llm.Sampling
+	// ToolsTopK is how many tools tool retrieval offers each run, chosen
+	// for the request: 0 offers every tool, ToolsTopKAuto retrieves
+	// AutoTopK tools once more than AutoRetrievalAbove are connected.
+	ToolsTopK int
+	// Retriever ranks the tools for ToolsTopK: retrieve.Lexical (the
+	// default, offline), retrieve.Embedding or retrieve.Hybrid.
+	Retriever retrieve.Retriever
+	// EmbedModel is the Ollama model that embeds tools and requests for
+	// the Embedding and Hybrid retrievers; "" means
+	// retrieve.DefaultEmbedModel. One per engine: a request cannot change
+	// it, since the engine keeps its vectors.
+	EmbedModel string
 }
+
+// Tool retrieval's automatic default: a small model's context fits a
+// score of tool descriptions, not a hundred.
+const (
+	// ToolsTopKAuto is the ToolsTopK that turns retrieval on only when
+	// many tools are connected.
+	ToolsTopKAuto = -1
+	// AutoRetrievalAbove is how many tools ToolsTopKAuto offers whole.
+	AutoRetrievalAbove = 20
+	// AutoTopK is how many tools ToolsTopKAuto offers past that.
+	AutoTopK = 8
+)
 
 // Defaults are the settings toolscope starts with: the zero value, with
 // the stub tools and the demo model paced so that a person can watch.
 func Defaults() Settings {
-	return Settings{ToolDelay: 3 * time.Second, DemoDelay: 30 * time.Millisecond}.withDefaults()
+	return Settings{ToolDelay: 3 * time.Second, DemoDelay: 30 * time.Millisecond, ToolsTopK: ToolsTopKAuto}.withDefaults()
 }
 
 func (s Settings) withDefaults() Settings {
@@ -107,6 +132,12 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.ToolTimeout == 0 {
 		s.ToolTimeout = agent.DefaultToolTimeout
+	}
+	if s.Retriever == "" {
+		s.Retriever = retrieve.Lexical
+	}
+	if s.EmbedModel == "" {
+		s.EmbedModel = retrieve.DefaultEmbedModel
 	}
 	return s
 }
@@ -132,6 +163,9 @@ const (
 	SettingToolDelay     Setting = "tool_delay"
 	SettingToolTimeout   Setting = "tool_timeout"
 	SettingDemoDelay     Setting = "demo_delay"
+	SettingToolsTopK     Setting = "tools_top_k"
+	SettingRetriever     Setting = "retriever"
+	SettingEmbedModel    Setting = "embed_model"
 )
 
 // SettingError is a setting whose value cannot be used.
@@ -152,6 +186,7 @@ type Choices struct {
 	Dialects             []string // the default first
 	MinRounds, MaxRounds int
 	MaxToolDelay         time.Duration
+	Retrievers           []retrieve.Retriever // the default first
 }
 
 // Allowed returns the values a Settings may hold.
@@ -163,6 +198,7 @@ func Allowed() Choices {
 		MinRounds:    MinMaxRounds,
 		MaxRounds:    MaxMaxRounds,
 		MaxToolDelay: MaxToolDelay,
+		Retrievers:   retrieve.Retrievers(),
 	}
 }
 
@@ -216,6 +252,15 @@ func (s Settings) ValidateAsWritten() error {
 	if s.DemoDelay < 0 {
 		bad(SettingDemoDelay, s.DemoDelay.String(), "must not be negative")
 	}
+	if s.ToolsTopK < ToolsTopKAuto {
+		bad(SettingToolsTopK, strconv.Itoa(s.ToolsTopK), "must be 0 (every tool), a number of tools, or -1 (auto)")
+	}
+	if !slices.Contains(allowed.Retrievers, s.Retriever) {
+		bad(SettingRetriever, strconv.Quote(string(s.Retriever)), "is unknown: use "+either(allowed.Retrievers))
+	}
+	if s.EmbedModel == "" {
+		bad(SettingEmbedModel, `""`, "must name an Ollama embedding model, such as "+retrieve.DefaultEmbedModel)
+	}
 	return errors.Join(errs...)
 }
 
@@ -256,6 +301,8 @@ type Overrides struct {
 	Think          *bool
 	MaxRounds      *int
 	ToolDelay      *time.Duration
+	ToolsTopK      *int
+	Retriever      *retrieve.Retriever
 }
 
 // With returns s with o's fields in place of its own.
@@ -266,6 +313,8 @@ func (s Settings) With(o Overrides) Settings {
 	set(&s.Dialect, o.Dialect)
 	set(&s.MaxRounds, o.MaxRounds)
 	set(&s.ToolDelay, o.ToolDelay)
+	set(&s.ToolsTopK, o.ToolsTopK)
+	set(&s.Retriever, o.Retriever)
 	if o.Think != nil {
 		s.Think = o.Think
 	}

@@ -96,7 +96,7 @@ type Source string
 // Sources of a run.
 const (
 	SourcePage Source = "page" // the playground or its run API
-	SourceAPI  Source = "api"  // the OpenAI-compatible API
+	SourceAPI  Source = "api"  // the HTTP APIs: /v1 and /api/query
 )
 
 // Start begins a run in the background and returns it at once. The run

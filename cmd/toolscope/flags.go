@@ -19,6 +19,7 @@ import (
 	"github.com/toolscope/toolscope/llm/openai"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools/mcp"
+	"github.com/toolscope/toolscope/tools/retrieve"
 )
 
 // Flag groups, in the order -h lists them.
@@ -103,11 +104,23 @@ func (c *command) withOutput() *command {
 	c.add(groupOutput, "json", "", "print the event stream as JSON lines instead", (*boolValue)(&c.json))
 	c.add(groupOutput, "show-thinking", "", "print the model's reasoning", (*boolValue)(&c.showThinking))
 	c.add(groupOutput, "v", "", "also print the backend, each round's counters, and MCP servers' stderr", (*boolValue)(&c.verbose))
+	return c.withRetrieval()
+}
+
+// withRetrieval adds the flags of tool retrieval, for the commands that
+// run the loop: "tools search" has its own --k, --retriever and
+// --embed-model, read from the same environment variables.
+func (c *command) withRetrieval() *command {
+	s := &c.settings
+	c.withEnv(groupTools, "tools-top-k", "n|auto", fmt.Sprintf("how many tools each run offers, chosen for the request by --retriever: 0 offers every tool; auto offers %d once more than %d tools are connected", engine.AutoTopK, engine.AutoRetrievalAbove), (*topKValue)(&s.ToolsTopK))
+	c.withEnv(groupTools, "retriever", "name", "how --tools-top-k ranks the tools: lexical (BM25, offline), embedding (Ollama's /api/embed) or hybrid (both, fused); without the embedding model it falls back to lexical and says why", text[retrieve.Retriever]{&s.Retriever})
+	c.withEnv(groupTools, "embed-model", "name", "the Ollama model that embeds for --retriever embedding and hybrid", text[string]{&s.EmbedModel})
 	return c
 }
 
 // withServer adds serve's flags.
 func (c *command) withServer() *command {
+	c.withRetrieval()
 	c.addr, c.keepRuns = "127.0.0.1:8000", 100
 	c.add(groupOutput, "v", "", "log more, such as MCP servers' stderr", (*boolValue)(&c.verbose))
 	c.withEnv(groupServer, "addr", "host:port", "address to listen on", text[string]{&c.addr})
@@ -325,7 +338,9 @@ type (
 		text[string]
 		set *bool
 	}
-	intValue      int
+	intValue int
+	// topKValue is a number of tools, or "auto" for engine.ToolsTopKAuto.
+	topKValue     int
 	boolValue     bool
 	durationValue time.Duration
 	dialectValue  streamparser.Dialect
@@ -357,6 +372,25 @@ func (v *intValue) Set(s string) error {
 		return errors.New("not a whole number")
 	}
 	*v = intValue(n)
+	return nil
+}
+
+func (v *topKValue) String() string {
+	if *v == engine.ToolsTopKAuto {
+		return "auto"
+	}
+	return strconv.Itoa(int(*v))
+}
+func (v *topKValue) Set(s string) error {
+	if s == "auto" {
+		*v = engine.ToolsTopKAuto
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return errors.New("not auto, 0 or a number of tools")
+	}
+	*v = topKValue(n)
 	return nil
 }
 

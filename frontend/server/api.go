@@ -18,6 +18,7 @@ import (
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/mcp"
+	"github.com/toolscope/toolscope/tools/retrieve"
 )
 
 // runRequest is the body of POST /api/runs. Only message is required;
@@ -32,6 +33,10 @@ type runRequest struct {
 	MaxRounds      int    `json:"max_rounds"`
 	ToolDelayMS    *int   `json:"tool_delay_ms"`
 	Think          *bool  `json:"think"`
+	// ToolsTopK is how many tools the run offers, chosen for the
+	// message: 0 every tool, -1 automatic (see engine.ToolsTopKAuto).
+	ToolsTopK *int   `json:"tools_top_k"`
+	Retriever string `json:"retriever"`
 }
 
 // settings applies the request to base and checks the result, naming
@@ -41,7 +46,11 @@ func (req *runRequest) settings(base engine.Settings) (engine.Settings, error) {
 	if strings.TrimSpace(req.Message) == "" {
 		problems = append(problems, `"message" is empty: say what the model should do`)
 	}
-	o := engine.Overrides{Think: req.Think}
+	o := engine.Overrides{Think: req.Think, ToolsTopK: req.ToolsTopK}
+	if req.Retriever != "" {
+		r := retrieve.Retriever(req.Retriever)
+		o.Retriever = &r
+	}
 	if req.Backend != "" {
 		o.Backend = &req.Backend
 	}

@@ -106,9 +106,11 @@ func (s *Server) routes() {
 	s.app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(web.Static), PathPrefix: "static", MaxAge: 0}))
 	api := s.app.Group("/api")
 	api.Post("/runs", s.startRun)
+	api.Post("/query", s.query)
 	api.Get("/runs/latest", s.latestRun) // before /runs/:id, which would take it
 	api.Get("/runs/:id", s.getRun)
 	api.Get("/runs/:id/events", s.streamEvents)
+	api.Get("/runs/:id/export", s.exportRun)
 	api.Post("/runs/:id/cancel", s.cancelRun)
 	api.Get("/health", s.health)
 	api.Get("/models", s.models)

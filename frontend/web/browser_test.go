@@ -11,6 +11,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -32,6 +33,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/engine"
@@ -41,6 +43,7 @@ import (
 	"github.com/toolscope/toolscope/mcpserver"
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/tools/mcp"
+	"github.com/toolscope/toolscope/tools/retrieve/retrievetest"
 	"github.com/toolscope/toolscope/tools/toolstest"
 )
 
@@ -1160,4 +1163,171 @@ func TestAPIRunPlaysInThePage(t *testing.T) {
 	}
 	contains(t, "the API's answer", <-answered, `"finish_reason":"stop"`)
 	p.screenshot("api-run")
+}
+
+// TestRecordingReplaysInThePage exports a run through the API and plays
+// the file in another tab, with no model: a step at a time it draws the
+// live run's cards, labelled as a recording, and asks the server nothing
+// about the run. Play, pause and speed play it on; an older toolscope's
+// file plays too, and a broken one gets an error that names its line.
+func TestRecordingReplaysInThePage(t *testing.T) {
+	t.Parallel()
+	url := serve(t, demoModel(300*time.Millisecond))
+	p := open(t, url)
+	p.send("Send an email to john@example.com about tomorrow's standup")
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the live run ended %q", reason)
+	}
+	live := p.turns()[0]
+	file, broken := exportRun(t, url)
+
+	q := open(t, url)
+	q.do(chromedp.SetUploadFiles(chromedp.ID("recording-file"), []string{file}))
+	q.waitFor("the recording banner", `!document.getElementById('recording-bar').hidden`)
+	label := eval[string](q, `document.getElementById('recording-label').textContent`)
+	if !strings.HasPrefix(label, "Recording · toolscope-demo") || !strings.HasSuffix(label, " · no model is running") {
+		t.Errorf("the banner says %q", label)
+	}
+	contains(t, "the run status", eval[string](q, `document.getElementById('run-status').textContent`), "Recording · paused")
+	q.do(chromedp.Click(chromedp.ID("replay-step")))
+	if got := eval[[]turnView](q, readPipeline); len(got) != 1 || got[0].Message != live.Message || len(got[0].Rounds) != 0 {
+		t.Fatalf("after one step the page shows %+v", got)
+	}
+	steps := eval[int](q, `(() => { const b = document.getElementById('replay-step'); let n = 0; while (!b.disabled) { b.click(); n++; } return n; })()`)
+	if q.waitEnd(1); steps < 10 {
+		t.Errorf("the recording played in %d steps", steps)
+	}
+	replayed := q.turns()[0]
+	if fmt.Sprint(replayed) != fmt.Sprint(live) {
+		t.Errorf("the recording's cards differ from the live run's:\nreplayed %+v\nlive     %+v", replayed, live)
+	}
+	contains(t, "the run status", eval[string](q, `document.getElementById('run-status').textContent`), "Recording · finished")
+	asked := eval[[]string](q, `performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('/api/runs/'))`)
+	if len(asked) > 0 {
+		t.Errorf("the replay asked the server for %v", asked)
+	}
+	q.screenshot("recording")
+
+	// An older toolscope's file (no dialect marks), played on at 4×.
+	fixture, _ := filepath.Abs(filepath.Join("..", "..", "recording", "testdata", "recording-v1.jsonl"))
+	q.do(chromedp.SetUploadFiles(chromedp.ID("recording-file"), []string{fixture}),
+		chromedp.SetValue(chromedp.ID("replay-speed"), "4"))
+	q.waitFor("the older recording", `document.getElementById('replay-progress').textContent.startsWith('event 0 of')`)
+	toggled := eval[[]string](q, `(() => { const b = document.getElementById('replay-play'), s = document.getElementById('run-status');
+		b.click(); const playing = s.textContent; b.click(); return [playing, s.textContent, b.textContent]; })()`)
+	if !strings.HasPrefix(toggled[0], "Recording · playing") || !strings.HasPrefix(toggled[1], "Recording · paused") || toggled[2] != "Play" {
+		t.Errorf("play then pause: %q", toggled)
+	}
+	q.do(chromedp.Click(chromedp.ID("replay-play")))
+	if reason := q.waitEnd(1); reason != agent.Answered {
+		t.Errorf("the older recording ended %q", reason)
+	}
+
+	q.do(chromedp.SetUploadFiles(chromedp.ID("recording-file"), []string{broken}))
+	q.waitFor("the error", `!document.getElementById('recording-error').hidden`)
+	contains(t, "the error", eval[string](q, `document.getElementById('recording-error').textContent`), "broken.jsonl: line 3 is not an event: ")
+}
+
+// exportRun saves the newest run's export, and a copy broken on line 3,
+// and returns their paths.
+func exportRun(t *testing.T, url string) (file, broken string) {
+	t.Helper()
+	resp, err := http.Get(url + "/api/runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Runs []runs.Summary }
+	err = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if err != nil || len(list.Runs) == 0 {
+		t.Fatalf("GET /api/runs: %v %+v", err, list)
+	}
+	resp, err = http.Get(url + "/api/runs/" + list.Runs[0].ID + "/export")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("export: %d %s", resp.StatusCode, body)
+	}
+	dir := t.TempDir()
+	file, broken = filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "broken.jsonl")
+	lines := strings.SplitAfter(string(body), "\n")
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(broken, []byte(strings.Join(lines[:2], "")+"{\"seq\": 2, \"type\":\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file, broken
+}
+
+// TestChoosingToolsCard connects an MCP server with the 1,190-tool test
+// catalogue: each request gets a "Choosing tools" card first, the side
+// panel marks what the run offered, and the page's "Tools offered"
+// setting changes k for the next request.
+func TestChoosingToolsCard(t *testing.T) {
+	ts, err := retrievetest.ReadCatalogue(filepath.Join("..", "..", "tools", "retrieve", "testdata", "catalogue.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalogue := retrievetest.MCPServer(ts, 100)
+	h := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return catalogue }, nil))
+	t.Cleanup(h.Close)
+	s := demoModel(0)
+	s.ToolsTopK = engine.ToolsTopKAuto
+	s.MCP = []mcp.ServerSpec{{Name: "catalogue", URL: h.URL}}
+	p := open(t, serve(t, s))
+	all := len(ts) + 3 // and the stubs
+
+	p.send("Send an email to ann@example.com saying hello")
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the run ended %q", reason)
+	}
+	round := p.turns()[0].Rounds[0]
+	if k := kinds(round); len(k) == 0 || k[0] != "tools" {
+		t.Fatalf("round 1's cards are %v, want the tools card first", k)
+	}
+	card := step(t, round, "tools")
+	contains(t, "the card's title", card.Title, "Choosing tools")
+	contains(t, "the card's counts", card.Meta, fmt.Sprintf("lexical retrieval · k = %d · ", engine.AutoTopK))
+	contains(t, "the card", card.Body, "send_mail")
+	chosen := eval[[]string](p, `[...document.querySelectorAll('#chat .step-tools .chosen-tool code')].map(c => c.textContent)`)
+	if len(chosen) == 0 || len(chosen) > engine.AutoTopK || !slices.Contains(chosen, "send_mail") {
+		t.Fatalf("chosen tools %v", chosen)
+	}
+	leftOut := eval[[]string](p, `[document.querySelector('#chat .step-tools .left-out summary').textContent,
+		String(document.querySelectorAll('#chat .step-tools .left-out-list li').length)]`)
+	if leftOut[0] != fmt.Sprintf("%s tools left out", humanCount(all-len(chosen))) || leftOut[1] != strconv.Itoa(agent.MaxLeftOutNames+1) {
+		t.Errorf("left out: %q, want %d names and a line for the rest", leftOut, agent.MaxLeftOutNames)
+	}
+	if calls := step(t, round, "call"); !strings.Contains(calls.Body, "send_mail") {
+		t.Errorf("the demo model did not call send_mail: %+v", calls)
+	}
+	marked := eval[[]int](p, `[document.querySelectorAll('.tools > li.is-offered').length, document.querySelectorAll('.tools > li.is-left-out').length]`)
+	if marked[0] != len(chosen) || marked[1] != all-len(chosen) {
+		t.Errorf("side panel marks %v offered / left out, want %d / %d", marked, len(chosen), all-len(chosen))
+	}
+	_ = eval[chromedp.Void](p, `document.querySelector('#chat .step-tools').scrollIntoView()`)
+	p.screenshot("choosing-tools")
+
+	p.do(chromedp.SetValue(chromedp.ID("set-top-k"), "3"))
+	p.send("Schedule a meeting with the team tomorrow")
+	p.waitEnd(2)
+	card = step(t, p.turns()[1].Rounds[0], "tools")
+	contains(t, "the second card's counts", card.Meta, "k = 3 · ")
+	kept := eval[[]string](p, `[...document.querySelectorAll('#chat .chosen-tool.is-kept code')].map(c => c.textContent)`)
+	if !slices.Contains(kept, "send_mail") {
+		t.Errorf("send_mail, called before, must be kept: %v", kept)
+	}
+}
+
+// humanCount writes n as the page does, with a thousands separator.
+func humanCount(n int) string {
+	s := strconv.Itoa(n)
+	if len(s) > 3 {
+		s = s[:len(s)-3] + "," + s[len(s)-3:]
+	}
+	return s
 }

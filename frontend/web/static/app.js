@@ -5,6 +5,7 @@
 // operator's runs instead.
 import { createTurn, eventTypes, RunView } from './pipeline.js';
 import { InputDialog } from './dialog.js';
+import { Replay } from './replay.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -60,6 +61,8 @@ function runOptions() {
     max_rounds: Number(f.max_rounds.value),
     tool_delay_ms: Math.round(Number(f.tool_delay.value) * 1000),
     dialect: f.dialect.value,
+    tools_top_k: Number(f.tools_top_k.value),
+    retriever: f.retriever.value,
   };
   if (f.think.value !== 'auto') opts.think = f.think.value === 'on';
   // The demo model has one model and one mode, so its fields are disabled.
@@ -72,6 +75,7 @@ function runOptions() {
 
 async function send(text) {
   if (state.live || !text.trim()) return;
+  replay?.close(); // a message starts a live conversation
   if (!ui.settings.reportValidity()) return;
   showComposerError('');
   ui.empty?.remove();
@@ -103,12 +107,23 @@ async function send(text) {
   follow(run, turn);
 }
 
+/** markOffered marks the side panel's tools that the newest run offered the model. */
+function markOffered(names) {
+  const offered = new Set(names);
+  for (const item of document.querySelectorAll('.tools > li')) {
+    const isOffered = offered.has(item.querySelector('.tool-name')?.textContent);
+    item.classList.toggle('is-offered', isOffered);
+    item.classList.toggle('is-left-out', !isOffered);
+  }
+}
+
 /** follow draws a run's events as they arrive, resuming after drops. */
 function follow(run, turn) {
   const running = () => setStatus(`Running · round ${Math.max(view.rounds.size, 1)}`, 'live');
   const view = new RunView(turn, {
     showInput: (input, round, marks) => dialog.show(input, round, marks),
     onRound: running,
+    onTools: markOffered,
     announce: (text) => {
       ui.announcer.textContent = text;
     },
@@ -164,6 +179,7 @@ async function stop() {
 }
 
 function newConversation() {
+  replay?.close();
   if (state.live) {
     const { id, source } = state.live;
     if (id) request('POST', `/api/runs/${id}/cancel`).catch(() => {}); // its page is going anyway
@@ -387,10 +403,52 @@ function runItem(run) {
 
 /** play shows a kept run with its whole pipeline, live if it still runs. */
 function play(run) {
+  replay?.close();
   show({ id: run.id, conversation_id: `run:${run.id}`, message: run.message, events: `/api/runs/${run.id}/events` });
   // The page's next message starts a conversation of its own.
   state.conversation = null;
 }
+
+// ---- recordings, from a file: no server, no model --------------------------
+
+// A viewer's page follows the operator's runs, which a recording would hide.
+const replay = viewer ? null : new Replay({
+  bar: $('recording-bar'),
+  label: $('recording-label'),
+  play: $('replay-play'),
+  step: $('replay-step'),
+  speed: $('replay-speed'),
+  progress: $('replay-progress'),
+  close: $('replay-close'),
+  open: $('open-recording'),
+  file: $('recording-file'),
+  error: $('recording-error'),
+  errorText: $('recording-error-text'),
+  errorClose: $('recording-error-close'),
+}, {
+  busy: () => (state.live ? 'a run is in progress: stop it or let it finish, then open the recording' : ''),
+  begin(header) {
+    newConversation();
+    ui.empty.remove();
+    const turn = createTurn(header.run?.message ?? '');
+    turn.classList.add('is-recording');
+    turn.querySelector('.who').textContent = 'Recorded request';
+    ui.chat.append(turn);
+    pinToBottom();
+    return new RunView(turn, {
+      showInput: (input, round, marks) => dialog.show(input, round, marks),
+      announce: (text) => {
+        ui.announcer.textContent = text;
+      },
+    });
+  },
+  status: setStatus,
+  scroll: scrollLater,
+  end() {
+    ui.chat.replaceChildren(ui.empty);
+    setLive(null);
+  },
+});
 
 if (viewer) watch();
 else if (runList) listRuns();

@@ -199,6 +199,39 @@ const handlers = {
   run_started(e) {
     this.info = e.run;
     this.marks = new Marks(e.run.dialect_marks);
+    this.onTools?.(e.run.tools ?? []);
+  },
+
+  // Tool retrieval chose the run's tools: the first card of round 1.
+  tools_selected(e) {
+    const sel = e.selection;
+    const card = this.round(1).add('tools');
+    const offered = sel.tools ?? [];
+    const total = offered.length + sel.left_out;
+    meta(card, [`${sel.retriever} retrieval`, `k = ${sel.k}`, `${count.format(offered.length)} of ${plural(total, 'tool')} offered`].join(' · '));
+    fill(card, { query: sel.query });
+    if (sel.fallback) {
+      const fix = sel.fallback.do ? ` To use it: ${sel.fallback.do}.` : '';
+      fill(card, { fallback: `${sel.asked} retrieval is not available (${sel.fallback.problem}), so the tools were ranked lexically.${fix}` });
+      slot(card, 'fallback').hidden = false;
+    }
+    for (const t of offered) {
+      const item = fill(clone('tpl-chosen-tool'), { name: t.name, score: t.kept ? 'called earlier' : t.score.toFixed(3) });
+      item.classList.toggle('is-kept', Boolean(t.kept));
+      slot(item, 'kept').hidden = !t.kept;
+      slot(card, 'chosen').append(item);
+    }
+    const names = sel.left_out_names ?? [];
+    fill(card, { 'left-out-summary': `${plural(sel.left_out, 'tool')} left out` });
+    for (const name of names) {
+      slot(card, 'left-out-list').append(Object.assign(document.createElement('li'), { textContent: name }));
+    }
+    if (sel.left_out > names.length) {
+      const more = Object.assign(document.createElement('li'), { className: 'hint' });
+      more.textContent = `… and ${count.format(sel.left_out - names.length)} more: see Tools in the side panel`;
+      slot(card, 'left-out-list').append(more);
+    }
+    slot(card, 'left-out').hidden = sel.left_out === 0;
   },
 
   round_started(e) {
@@ -418,7 +451,8 @@ export const eventTypes = Object.keys(handlers);
 export class RunView {
   /**
    * @param {HTMLElement} turn from createTurn
-   * @param {object} hooks showInput(input, round), onRound(n), announce(text)
+   * @param {object} hooks showInput(input, round), onRound(n), announce(text),
+   *   onTools(names): the tools the run offers the model
    */
   constructor(turn, hooks = {}) {
     Object.assign(this, hooks);

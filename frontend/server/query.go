@@ -1,0 +1,106 @@
+package server
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/runs"
+)
+
+// queryRequest is the body of POST /api/query, MCP_from_scratch's
+// endpoint: a request, and how many tools to offer for it.
+type queryRequest struct {
+	Query string `json:"query"`
+	// K is how many tools the run offers, chosen for the query; absent
+	// keeps the server's --tools-top-k, 0 offers every tool.
+	K *int `json:"k"`
+}
+
+// queryAnswer is what POST /api/query answers once the run has ended.
+type queryAnswer struct {
+	FinalText string    `json:"final_text"`
+	ToolCalls []ranCall `json:"tool_calls"`
+	// RawModelOutput is every round's reply as the model streamed it, tool
+	// calls included, rounds one after another.
+	RawModelOutput string   `json:"raw_model_output"`
+	ToolsOffered   []string `json:"tools_offered"`
+	RunID          string   `json:"run_id"`
+}
+
+// settings applies the request to base, naming each bad field as the
+// request spells it.
+func (req *queryRequest) settings(base engine.Settings) (engine.Settings, error) {
+	var problems []string
+	if strings.TrimSpace(req.Query) == "" {
+		problems = append(problems, `"query" is empty: say what the model should do`)
+	}
+	if req.K != nil && *req.K < 0 {
+		problems = append(problems, `"k" must be 0 (every tool) or a number of tools`)
+	}
+	s := base.With(engine.Overrides{ToolsTopK: req.K})
+	if len(problems) > 0 {
+		return s, errors.New(strings.Join(problems, "; "))
+	}
+	return s, nil
+}
+
+// query runs the loop to the end for one request and answers with what
+// happened. The run is kept and listed like any other, so the page can
+// show it.
+func (s *Server) query(c *fiber.Ctx) error {
+	var req queryRequest
+	if err := decodeStrict(c.Body(), &req); err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, strings.Replace(err.Error(), "a valid run request", `a valid query such as {"query": "…", "k": 5}`, 1))
+	}
+	settings, err := req.settings(s.cfg.Engine.Settings())
+	if err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+	}
+	a, err := s.cfg.Engine.Agent(settings)
+	if err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+	}
+	run, err := s.cfg.Hub.Start(runs.Spec{Message: req.Query, Agent: a, Source: runs.SourceAPI, UserAgent: c.Get(fiber.HeaderUserAgent)})
+	if err != nil {
+		return startError(c, err)
+	}
+	s.latest.Store(&run.ID)
+	answer, failure := collect(run, c)
+	if failure != "" {
+		return fiber.NewError(fiber.StatusBadGateway, failure)
+	}
+	return writeJSON(c, fiber.StatusOK, answer)
+}
+
+// collect reads run's events until it ends; failure says why a run that
+// did not answer ended.
+func collect(run *runs.Run, c *fiber.Ctx) (answer queryAnswer, failure string) {
+	answer = queryAnswer{RunID: run.ID, ToolCalls: []ranCall{}, ToolsOffered: []string{}}
+	var raw strings.Builder
+	for e := range run.Events(c.UserContext(), 0) {
+		switch e.Type {
+		case agent.RunStarted:
+			answer.ToolsOffered = append(answer.ToolsOffered, e.Run.Tools...)
+		case agent.Token:
+			raw.WriteString(e.Text)
+		case agent.ToolFinished:
+			answer.ToolCalls = append(answer.ToolCalls, ranCall{Name: e.Call.Name, Arguments: e.Call.Arguments, Result: e.Result, Error: e.Error})
+		case agent.Error:
+			failure = e.Error
+		case agent.RunFinished:
+			answer.FinalText = e.Text
+			switch e.Reason {
+			case agent.Answered, agent.MaxRounds:
+				failure = ""
+			case agent.Cancelled:
+				failure = "the run was stopped before it answered"
+			}
+		}
+	}
+	answer.RawModelOutput = raw.String()
+	return answer, failure
+}
