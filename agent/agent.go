@@ -58,6 +58,10 @@ type Config struct {
 	// Selector, when not nil, chooses at the start of each run which of
 	// Tools to offer (tool retrieval); nil offers them all.
 	Selector Selector
+	// Stepper, when not nil, pauses each run before every model call,
+	// before every call it runs, and before the calls' responses go back
+	// (step mode; see [Agent.Stepping]); nil never pauses.
+	Stepper Stepper
 }
 
 // Selector chooses the tools a run offers, for the request query and out
@@ -282,6 +286,10 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 	}
 	inThinking := streamparser.OpensThinking(in.Prompt)
 	r.send(Event{Type: RoundStarted, Round: round, Input: &in, StartsInThinking: inThinking})
+	if cfg.Stepper != nil {
+		in = r.stepInput(ctx, round, in)
+		inThinking = streamparser.OpensThinking(in.Prompt)
+	}
 
 	parser := streamparser.New(streamparser.Options{
 		InThinking: inThinking,
@@ -381,16 +389,19 @@ func (r *run) ollamaCall(round int, rep *reply, tc llm.ToolCall) {
 // conversation as one user turn. Once ctx has ended, the calls left get a
 // "not run" response, so the history stays well-formed for a follow-up.
 func (r *run) answerCalls(ctx context.Context, round int, calls []*Call) {
-	r.respond(round, calls, func(c *Call) string { return r.execute(ctx, round, c) })
+	r.respond(round, calls, func(c *Call) string { return r.execute(ctx, round, c) },
+		func(text string) string { return r.stepResponse(ctx, round, text) })
 }
 
 // refuseCalls answers calls that will not run with why, so that the
 // history holds a response for every call.
 func (r *run) refuseCalls(round int, calls []*Call, why string) {
-	r.respond(round, calls, func(*Call) string { return errorJSON(why) })
+	r.respond(round, calls, func(*Call) string { return errorJSON(why) }, nil)
 }
 
-func (r *run) respond(round int, calls []*Call, answer func(*Call) string) {
+// respond answers each call, and gives the responses to review (when not
+// nil) before they go into the conversation.
+func (r *run) respond(round int, calls []*Call, answer func(*Call) string, review func(string) string) {
 	if len(calls) == 0 {
 		return
 	}
@@ -399,6 +410,9 @@ func (r *run) respond(round int, calls []*Call, answer func(*Call) string) {
 		results[i] = answer(c)
 	}
 	text := ToolResponses(results)
+	if review != nil {
+		text = review(text)
+	}
 	r.conv.Messages = append(r.conv.Messages, llm.Message{Role: llm.RoleUser, Content: text})
 	r.send(Event{Type: ToolResponse, Round: round, Text: text})
 }
@@ -410,6 +424,13 @@ func (r *run) execute(ctx context.Context, round int, c *Call) string {
 	}
 	if ctx.Err() != nil {
 		return errorJSON("not run: " + stoppedByUser)
+	}
+	if r.agent.cfg.Stepper != nil {
+		var text string
+		var done bool
+		if c, text, done = r.stepCall(ctx, round, c); done {
+			return text
+		}
 	}
 	r.send(Event{Type: ToolStarted, Round: round, Call: c})
 	if !slices.Contains(r.conv.Called, c.Name) {

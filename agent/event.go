@@ -42,6 +42,14 @@ const ToolCallInThinking Type = "tool_call_in_thinking"
 // RunStarted, before round 1. Selection.
 const ToolsSelected Type = "tools_selected"
 
+// Paused reports that a run in step mode waits on its Stepper (see
+// [Config.Stepper]): Round, Pause.
+const Paused Type = "paused"
+
+// Edited reports what a run in step mode was told to change at a pause:
+// Round, Change; StartsInThinking anew for an edited input.
+const Edited Type = "edited"
+
 // Reason is how a run finished, in RunFinished events and Result. Like
 // Type, its values are a stable interface.
 type Reason string
@@ -77,6 +85,10 @@ type Event struct {
 	// Fix is what a person can do about an Error event's failure, for
 	// each front end to word as its own control; nil when none is known.
 	Fix *llm.Fix `json:"fix,omitempty"`
+	// Pause is what a Paused event's run waits on.
+	Pause *Pause `json:"pause,omitempty"`
+	// Change is what an Edited event's pause changed.
+	Change *Change `json:"change,omitempty"`
 	// Wire holds the protocol messages a tool exchanged, such as an MCP
 	// server's JSON-RPC request and response.
 	Wire []tools.WireMessage `json:"wire,omitempty"`

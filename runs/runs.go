@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,8 @@ type Hub struct {
 	live      int      // runs in progress
 	onIdle    []func()
 	convs     map[string]*conversation
+	archive   Archive // nil when runs do not outlive the Hub
+	noArchive string  // why, when the caller said
 }
 
 type conversation struct {
@@ -88,6 +91,20 @@ type Spec struct {
 	// UserAgent is the client's User-Agent header, for people to tell
 	// apart the apps that use the server.
 	UserAgent string
+	// Step starts the run in step mode: it pauses at each agent.Point
+	// until [Run.Continue] or [Run.Cancel].
+	Step bool
+	// ForkedFrom, when set, records that the run reruns another from one
+	// of its rounds; History then holds that run's conversation as it
+	// stood before the round.
+	ForkedFrom *Fork
+}
+
+// Fork is a rerun's lineage: the run it was forked from, and the round of
+// that run it starts again from.
+type Fork struct {
+	Run   string `json:"run"`
+	Round int    `json:"round"`
 }
 
 // Source is where a run comes from.
@@ -134,12 +151,20 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 		spec.Source = SourcePage
 	}
 	r := &Run{ID: newID("r"), ConversationID: convID, Message: spec.Message, Source: spec.Source,
-		UserAgent: spec.UserAgent, Started: time.Now(), cancel: cancel, changed: make(chan struct{}), limits: h.limits}
+		UserAgent: spec.UserAgent, ForkedFrom: spec.ForkedFrom, Started: time.Now(), cancel: cancel, changed: make(chan struct{}), limits: h.limits}
 	h.runs[r.ID] = r
 	h.order = append(h.order, r.ID)
-	run := spec.Agent.Run
+	rec := h.archive
+	if rec != nil {
+		rec.Started(r)
+	}
+	a := spec.Agent
+	if spec.Step {
+		a = a.Stepping(r)
+	}
+	run := a.Run
 	if spec.History != nil {
-		run = spec.Agent.Answer
+		run = a.Answer
 	}
 	h.wg.Add(1)
 	go func() {
@@ -151,9 +176,14 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 				// finish: the conversation must be free by then.
 				h.release(conv)
 			}
-			r.append(e)
+			if enc, ok := r.append(e); ok && rec != nil {
+				rec.Event(r.ID, enc)
+			}
 		})
 		r.finish(res)
+		if rec != nil {
+			rec.Finished(r)
+		}
 		h.retire(r)
 	}()
 	return r, nil
@@ -190,12 +220,18 @@ func (h *Hub) retire(r *Run) {
 	}
 }
 
-// Get returns a kept run.
+// Get returns a kept run, or one the Hub's Archive kept after the Hub
+// dropped it.
 func (h *Hub) Get(id string) (*Run, bool) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	r, ok := h.runs[id]
-	return r, ok
+	archive := h.archive
+	h.mu.Unlock()
+	if ok || archive == nil {
+		return r, ok
+	}
+	r, err := archive.Load(id)
+	return r, err == nil
 }
 
 // List describes the kept runs, newest first.
@@ -259,6 +295,7 @@ type Run struct {
 	Message        string
 	Source         Source
 	UserAgent      string
+	ForkedFrom     *Fork // nil unless the run reruns another
 	Started        time.Time
 	cancel         context.CancelFunc
 
@@ -271,17 +308,22 @@ type Run struct {
 	changed chan struct{} // closed and replaced when events are added
 	done    bool
 	result  agent.Result
+	pause   pause // what the run waits on, in step mode
+	ended   time.Time
 
 	viewers atomic.Int64 // iterations of Events in progress
 }
 
-func (r *Run) append(e agent.Event) {
+// append records e, and returns it as recorded, unless the run, being
+// stopped, drops it.
+func (r *Run) append(e agent.Event) (Encoded, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.over != nil && e.Type != agent.RunFinished {
-		return // the run is being stopped; only its end is still told
+		return Encoded{}, false // the run is being stopped; only its end is still told
 	}
 	e.Seq = len(r.events) + 1
+	r.pause.record(e)
 	enc := encode(e)
 	// Room is left for the error and run_finished.
 	if e.Type != agent.RunFinished && r.over == nil &&
@@ -294,6 +336,7 @@ func (r *Run) append(e agent.Event) {
 	r.bytes += len(enc.JSON)
 	close(r.changed)
 	r.changed = make(chan struct{})
+	return enc, true
 }
 
 func (r *Run) finish(res agent.Result) {
@@ -304,7 +347,7 @@ func (r *Run) finish(res agent.Result) {
 	}
 	// Kept for a while yet: without the room append left to grow into.
 	r.events = slices.Clone(r.events)
-	r.done, r.result = true, res
+	r.done, r.result, r.ended = true, res, time.Now()
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
@@ -401,26 +444,32 @@ func (r *Run) since(seq int) (events []Encoded, changed <-chan struct{}, done bo
 
 // Snapshot is a run as JSON.
 type Snapshot struct {
-	ID             string        `json:"id"`
-	ConversationID string        `json:"conversation_id"`
-	Message        string        `json:"message"`
-	Done           bool          `json:"done"`
-	Reason         agent.Reason  `json:"reason,omitempty"` // how it ended, once done
-	Answer         string        `json:"answer,omitempty"`
-	Rounds         int           `json:"rounds,omitempty"`
-	Error          string        `json:"error,omitempty"`
-	Events         []agent.Event `json:"events"`
+	ID             string `json:"id"`
+	ConversationID string `json:"conversation_id"`
+	Message        string `json:"message"`
+	ForkedFrom     *Fork  `json:"forked_from,omitempty"`
+	Done           bool   `json:"done"`
+	// Status is "running", "paused" (in step mode, waiting on Paused), or
+	// how the run ended: an agent.Reason.
+	Status string        `json:"status"`
+	Paused *agent.Pause  `json:"paused,omitempty"`
+	Reason agent.Reason  `json:"reason,omitempty"` // how it ended, once done
+	Answer string        `json:"answer,omitempty"`
+	Rounds int           `json:"rounds,omitempty"`
+	Error  string        `json:"error,omitempty"`
+	Events []agent.Event `json:"events"`
 }
 
 // Snapshot returns the run so far.
 func (r *Run) Snapshot() Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := Snapshot{ID: r.ID, ConversationID: r.ConversationID, Message: r.Message, Done: r.done,
+	s := Snapshot{ID: r.ID, ConversationID: r.ConversationID, Message: r.Message, ForkedFrom: r.ForkedFrom, Done: r.done,
 		Events: make([]agent.Event, len(r.events))}
 	for i, enc := range r.events {
 		s.Events[i] = enc.Event()
 	}
+	s.Status, s.Paused = r.status(), r.pause.waiting
 	if r.done {
 		s.Reason, s.Answer, s.Rounds = r.result.Reason, r.result.Text, r.result.Rounds
 		if r.result.Err != nil {
@@ -436,23 +485,154 @@ type Summary struct {
 	Source    Source    `json:"source"`
 	UserAgent string    `json:"user_agent,omitempty"`
 	Message   string    `json:"message"` // the first message, as asked
-	Status    string    `json:"status"`  // "running", or how it ended: an agent.Reason
+	Status    string    `json:"status"`  // "running", "paused", or how it ended: an agent.Reason
 	Started   time.Time `json:"started_at"`
+	// ForkedFrom says which run, and which of its rounds, this one reruns.
+	ForkedFrom *Fork `json:"forked_from,omitempty"`
 }
 
 // Summary returns the run as a list of runs shows it.
 func (r *Run) Summary() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	status := "running"
-	if r.done {
-		status = string(r.result.Reason)
-	}
-	return Summary{ID: r.ID, Source: r.Source, UserAgent: r.UserAgent, Message: r.Message, Status: status, Started: r.Started}
+	status := r.status()
+	return Summary{ID: r.ID, Source: r.Source, UserAgent: r.UserAgent, Message: r.Message, ForkedFrom: r.ForkedFrom, Status: status, Started: r.Started}
 }
 
 func newID(prefix string) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
 	return prefix + "-" + hex.EncodeToString(b)
+}
+
+// Recorder is told of each run a Hub starts, of each event as the run
+// records it, and of the run's end. Its methods are called on the run's
+// own goroutine, between the run's steps: they must return at once,
+// whatever they do with what they are told.
+type Recorder interface {
+	Started(*Run)
+	Event(runID string, e Encoded)
+	Finished(*Run)
+}
+
+// Archive is a Recorder that keeps runs after the Hub drops them, across
+// restarts: the Hub's Get and Find look there for the runs it no longer
+// keeps.
+type Archive interface {
+	Recorder
+	// Load returns a finished run as recorded.
+	Load(id string) (*Run, error)
+	// Find lists the recorded runs whose text, model, tools or outcome
+	// contain query (all for ""), newest first, at most limit of them
+	// (all for 0).
+	Find(query string, limit int) ([]Summary, error)
+	// Status says where runs are kept, or why they no longer are.
+	Status() History
+}
+
+// History says whether runs outlive the server, as /api/health shows it.
+type History struct {
+	On   bool   `json:"on"`
+	Path string `json:"path,omitempty"` // the database, when on
+	// Off says why runs are kept in memory only, when they are.
+	Off string `json:"off,omitempty"`
+}
+
+// SetArchive makes the Hub record its runs in a, from the next run on.
+func (h *Hub) SetArchive(a Archive) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.archive = a
+}
+
+// SetNoArchive records why the Hub keeps its runs in memory only, for
+// [Hub.History] to say.
+func (h *Hub) SetNoArchive(reason string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.noArchive = reason
+}
+
+// History says whether the Hub's runs outlive it.
+func (h *Hub) History() History {
+	h.mu.Lock()
+	archive, reason := h.archive, h.noArchive
+	h.mu.Unlock()
+	if archive != nil {
+		return archive.Status()
+	}
+	if reason == "" {
+		reason = "no database was set up"
+	}
+	return History{Off: reason}
+}
+
+// Find is [Hub.List] with the Archive's runs too, those the Hub dropped
+// or a previous server ran, newest first, at most limit of them (all for
+// 0). A non-empty query keeps the runs whose message or status contain it, and
+// the archived runs whose model or tools do.
+func (h *Hub) Find(query string, limit int) ([]Summary, error) {
+	var list []Summary
+	seen := map[string]bool{}
+	q := strings.ToLower(query)
+	for _, s := range h.List() {
+		if strings.Contains(strings.ToLower(s.Message), q) || strings.Contains(s.Status, q) {
+			list = append(list, s)
+			seen[s.ID] = true
+		}
+	}
+	h.mu.Lock()
+	archive := h.archive
+	h.mu.Unlock()
+	if archive != nil {
+		stored, err := archive.Find(query, limit)
+		if err != nil {
+			return list, err
+		}
+		for _, s := range stored {
+			if !seen[s.ID] {
+				list = append(list, s)
+			}
+		}
+	}
+	slices.SortStableFunc(list, func(a, b Summary) int { return b.Started.Compare(a.Started) })
+	if limit > 0 && len(list) > limit {
+		list = list[:limit]
+	}
+	return list, nil
+}
+
+// Log returns the events recorded so far, which are never changed.
+func (r *Run) Log() []Encoded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.events[:len(r.events):len(r.events)]
+}
+
+// Outcome returns how the run ended, and when, once done.
+func (r *Run) Outcome() (res agent.Result, ended time.Time, done bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.result, r.ended, r.done
+}
+
+// Stored is a finished run as an Archive gives it back.
+type Stored struct {
+	Summary
+	ConversationID string
+	Result         agent.Result
+	Ended          time.Time
+	Events         []Encoded
+}
+
+// Restore returns a finished run from what an Archive kept of it: viewers
+// replay its events, and their iteration then ends.
+func Restore(s Stored) *Run {
+	r := &Run{ID: s.ID, ConversationID: s.ConversationID, Message: s.Message, Source: s.Source,
+		UserAgent: s.UserAgent, ForkedFrom: s.ForkedFrom, Started: s.Started, cancel: func() {},
+		changed: make(chan struct{}), events: s.Events, done: true, result: s.Result, ended: s.Ended}
+	for _, e := range s.Events {
+		r.bytes += len(e.JSON)
+	}
+	return r
 }

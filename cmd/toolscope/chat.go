@@ -17,6 +17,8 @@ import (
 // leaves. ctx ending (SIGTERM) leaves at once.
 func chatCommand(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("chat", "[flags]", stderr).withOutput()
+	var step bool
+	c.add(groupLoop, "step", "", "pause before each model call, tool call and tool response, and ask what to do (edit, fake, skip)", (*boolValue)(&step))
 	if _, code, ok := c.parse(args, 0); !ok {
 		return code
 	}
@@ -43,6 +45,9 @@ func chatCommand(ctx context.Context, interrupts <-chan os.Signal, args []string
 	render := c.renderer(stdout, stderr)
 	conv := &agent.Conversation{}
 	lines := readLines(stdin)
+	if step {
+		a = a.Stepping(terminalStepper{lines: lines, out: stderr})
+	}
 	for {
 		fmt.Fprint(stderr, "> ")
 		var line string

@@ -51,6 +51,8 @@ type command struct {
 	modelSet                    bool // --model or $TOOLSCOPE_MODEL was given
 	addr                        string
 	keepRuns                    int
+	dataDir                     string
+	noHistory                   bool
 	allowHosts                  []string
 	auth, noAuth                bool
 }
@@ -124,7 +126,9 @@ func (c *command) withServer() *command {
 	c.addr, c.keepRuns = "127.0.0.1:8000", 100
 	c.add(groupOutput, "v", "", "log more, such as MCP servers' stderr", (*boolValue)(&c.verbose))
 	c.withEnv(groupServer, "addr", "host:port", "address to listen on", text[string]{&c.addr})
-	c.withEnv(groupServer, "keep-runs", "n", "finished runs kept in memory for viewers and /api/runs/{id}; the oldest go first", (*intValue)(&c.keepRuns))
+	c.withEnv(groupServer, "keep-runs", "n", "finished runs kept, in memory and in the history, for the Runs panel and /api/runs; the oldest go first", (*intValue)(&c.keepRuns))
+	c.withEnv(groupServer, "data-dir", "dir", "where the history of runs is kept, across restarts; unset, the user's data directory ($XDG_DATA_HOME/toolscope or ~/.local/share/toolscope on Linux)", text[string]{&c.dataDir})
+	c.add(groupServer, "no-history", "", "keep runs in memory only: they go when toolscope stops", (*boolValue)(&c.noHistory))
 	c.withEnv(groupServer, "allow-host", "name", "a host name, such as mylaptop.local, that browsers may open toolscope by, besides localhost and IP addresses (repeatable, or comma-separated)", hostsValue{&c.allowHosts})
 	// No environment variables: turning the token on or off is a choice
 	// for each start, not one to leave in a shell profile.

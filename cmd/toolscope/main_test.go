@@ -37,6 +37,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build toolscope: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// The binaries these tests start keep their history and caches here,
+	// never in the user's own directories. Set after the build, whose Go
+	// build cache lives under XDG_CACHE_HOME too.
+	os.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

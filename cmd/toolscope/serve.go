@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/frontend/server"
 	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/store"
 )
 
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -41,10 +43,17 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitError
 	}
 	access := c.access(ln.Addr())
-	srv := server.New(server.Config{Hub: runs.NewHub(c.keepRuns, runs.Limits{MaxLive: maxLive}), Engine: e, Access: access, APIStubs: apiStubs})
+	hub := runs.NewHub(c.keepRuns, runs.Limits{MaxLive: maxLive})
+	if history := c.openHistory(hub, stderr); history != nil {
+		defer closeHistory(history) // after srv.Shutdown has ended the runs
+	}
+	srv := server.New(server.Config{Hub: hub, Engine: e, Access: access, APIStubs: apiStubs})
 	info := e.Backend().Info()
 	fmt.Fprintf(stdout, "toolscope is serving http://%s (model %s on %s)\n", ln.Addr(), info.Model, info.Backend)
 	printAccess(stdout, stderr, ln.Addr(), access)
+	if h := hub.History(); h.On {
+		fmt.Fprintf(stdout, "Runs are kept in %s (--no-history: in memory only)\n", h.Path)
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -60,6 +69,57 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		slog.Warn("shutdown", "error", err)
 	}
 	return exitOK
+}
+
+// openHistory opens the history of runs for hub, unless --no-history. A
+// database it cannot use is left as it is, and the runs are kept in
+// memory only: the warning, and hub.History, say why and what to do.
+func (c *command) openHistory(hub *runs.Hub, stderr io.Writer) *store.Store {
+	if c.noHistory {
+		hub.SetNoArchive("--no-history: runs are kept in memory only")
+		return nil
+	}
+	dir, err := c.dataDir, error(nil)
+	if dir == "" {
+		dir, err = store.DefaultDir()
+	}
+	var history *store.Store
+	if err == nil {
+		history, err = store.Open(dir, store.Options{KeepRuns: max(c.keepRuns, 1)})
+	}
+	if err != nil {
+		reason := err.Error() + ": runs are kept in memory only" + historyFix(err)
+		fmt.Fprintf(stderr, "toolscope: WARNING: %s\n", reason)
+		hub.SetNoArchive(reason)
+		return nil
+	}
+	hub.SetArchive(history)
+	return history
+}
+
+// historyFix says what to do about a history database that cannot be used.
+func historyFix(err error) string {
+	var e *store.Error
+	if !errors.As(err, &e) {
+		return " (give --data-dir, or --no-history)"
+	}
+	switch e.Problem {
+	case store.Locked:
+		return " (stop the other toolscope, or give this one another --data-dir, or --no-history)"
+	case store.Corrupt:
+		return " (it was left as it is: move it away to start a new history)"
+	case store.Full:
+		return " (free some space, or give another --data-dir)"
+	case store.Newer:
+		return " (use the newer toolscope, or give another --data-dir)"
+	}
+	return " (give another --data-dir, or --no-history)"
+}
+
+func closeHistory(history *store.Store) {
+	if err := history.Close(); err != nil {
+		slog.Warn("closing the history", "error", err)
+	}
 }
 
 // closeMCP stops the engine's MCP servers, waiting until their processes

@@ -37,6 +37,9 @@ type runRequest struct {
 	// message: 0 every tool, -1 automatic (see engine.ToolsTopKAuto).
 	ToolsTopK *int   `json:"tools_top_k"`
 	Retriever string `json:"retriever"`
+	// Step starts the run in step mode: it pauses until POST
+	// /api/runs/{id}/continue (see runs.Spec.Step).
+	Step bool `json:"step"`
 }
 
 // settings applies the request to base and checks the result, naming
@@ -156,7 +159,7 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	run, err := s.cfg.Hub.Start(runs.Spec{Message: req.Message, ConversationID: req.ConversationID, Agent: a})
+	run, err := s.cfg.Hub.Start(runs.Spec{Message: req.Message, ConversationID: req.ConversationID, Agent: a, Step: req.Step})
 	switch {
 	case errors.Is(err, runs.ErrUnknownConversation):
 		return fiber.NewError(fiber.StatusNotFound, err.Error())
@@ -210,9 +213,20 @@ func (s *Server) getRun(c *fiber.Ctx) error {
 	return writeJSON(c, fiber.StatusOK, run.Snapshot())
 }
 
-// listRuns lists the kept runs, newest first, whoever started them.
+// listRuns lists the kept runs, newest first, whoever started them: those
+// in memory and those in the history, of this server or an earlier one.
+// ?q= keeps those whose text, model, tools or outcome contain it. A
+// history that cannot be read leaves the runs in memory, and says why.
 func (s *Server) listRuns(c *fiber.Ctx) error {
-	return writeJSON(c, fiber.StatusOK, fiber.Map{"runs": s.cfg.Hub.List()})
+	list, err := s.cfg.Hub.Find(c.Query("q"), 0)
+	if list == nil {
+		list = []runs.Summary{}
+	}
+	out := fiber.Map{"runs": list}
+	if err != nil {
+		out["history_error"] = err.Error()
+	}
+	return writeJSON(c, fiber.StatusOK, out)
 }
 
 func (s *Server) cancelRun(c *fiber.Ctx) error {
@@ -244,6 +258,8 @@ type health struct {
 	// Ollama is checked when it answers by default or was wanted: after a
 	// fallback it may have come up since, and a restart would use it.
 	Ollama *ollamaHealth `json:"ollama,omitempty"`
+	// History says whether runs outlive the server, or why not.
+	History runs.History `json:"history"`
 }
 
 // healthFallback says why the demo model answers in place of Ollama.
@@ -277,7 +293,7 @@ func (s *Server) health(c *fiber.Ctx) error {
 	e := s.cfg.Engine
 	backend := e.Backend()
 	info := backend.Info()
-	h := health{OK: true, Backend: info.Backend, Model: info.Model, Mode: string(info.Mode), Demo: info.Demo}
+	h := health{OK: true, Backend: info.Backend, Model: info.Model, Mode: string(info.Mode), Demo: info.Demo, History: s.cfg.Hub.History()}
 	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
 	defer cancel()
 	if f := e.Fallback(); f != nil {
@@ -318,20 +334,30 @@ func checkOllama(ctx context.Context, b checker) (*ollamaHealth, error) {
 	return o, err
 }
 
+// modelList is /api/models: the default backend, where it is, and its
+// models.
+type modelList struct {
+	Backend  string   `json:"backend"`
+	BaseURL  string   `json:"base_url,omitempty"`
+	Template string   `json:"template,omitempty"`
+	Model    string   `json:"model"` // the one runs use unless they name another
+	Models   []string `json:"models"`
+}
+
 func (s *Server) models(c *fiber.Ctx) error {
 	backend := s.cfg.Engine.Backend()
 	info := backend.Info()
-	l, ok := backend.(modelLister)
-	if !ok {
-		return writeJSON(c, fiber.StatusOK, fiber.Map{"models": []string{info.Model}})
+	list := modelList{Backend: info.Backend, BaseURL: info.BaseURL, Template: info.Template, Model: info.Model, Models: []string{info.Model}}
+	if l, ok := backend.(modelLister); ok {
+		ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
+		defer cancel()
+		models, err := l.Models(ctx)
+		if err != nil {
+			return fiber.NewError(fiber.StatusBadGateway, err.Error())
+		}
+		list.Models = models
 	}
-	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
-	defer cancel()
-	models, err := l.Models(ctx)
-	if err != nil {
-		return fiber.NewError(fiber.StatusBadGateway, err.Error())
-	}
-	return writeJSON(c, fiber.StatusOK, fiber.Map{"models": models})
+	return writeJSON(c, fiber.StatusOK, list)
 }
 
 // toolInfo is a tool as /api/tools lists it.

@@ -112,6 +112,8 @@ func (s *Server) routes() {
 	api.Get("/runs/:id/events", s.streamEvents)
 	api.Get("/runs/:id/export", s.exportRun)
 	api.Post("/runs/:id/cancel", s.cancelRun)
+	api.Post("/runs/:id/continue", s.continueRun)
+	api.Post("/runs/:id/rerun", s.rerunRun)
 	api.Get("/health", s.health)
 	api.Get("/models", s.models)
 	api.Get("/tools", s.tools)

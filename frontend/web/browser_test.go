@@ -1331,3 +1331,226 @@ func humanCount(n int) string {
 	}
 	return s
 }
+
+// TestRerunFromARoundInThePage reruns round 2 of a finished run with
+// another call format: the new run shows its lineage, starts with the
+// system prompt of the format chosen, and its lineage link shows the run
+// it came from.
+func TestRerunFromARoundInThePage(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(0)))
+	p.send("Send an email to john@example.com about tomorrow's standup")
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the run ended %q", reason)
+	}
+	p.do(chromedp.Click(chromedp.CSS(`#chat .round:nth-child(2) .rerun-button`)))
+	p.waitFor("the rerun dialog", `document.getElementById('rerun-dialog').open`)
+	contains(t, "the rerun dialog's title", eval[string](p, `document.getElementById('rerun-title').textContent`), "round 2")
+	contains(t, "the messages to rerun", eval[string](p, `document.getElementById('rerun-messages').value`), "<tool_response>")
+	p.do(chromedp.SetValue(chromedp.ID("rerun-dialect"), "marker"),
+		chromedp.Click(chromedp.CSS(`#rerun-dialog [data-slot="start"]`)))
+	p.waitFor("the rerun's lineage", `document.querySelector('#chat .turn .lineage')?.textContent.includes('at round 2')`)
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the rerun ended %q", reason)
+	}
+	contains(t, "the rerun's first round", eval[string](p, `document.querySelector('#chat .round').textContent`), "marker calls")
+	p.screenshot("rerun")
+	p.do(chromedp.Click(chromedp.CSS(`#chat .lineage button`)))
+	p.waitFor("the original run", `!document.querySelector('#chat .lineage') && document.querySelector('#chat .turn [data-slot=end]:not([hidden])')`)
+	contains(t, "the original's first round", eval[string](p, `document.querySelector('#chat .round').textContent`), "hermes calls")
+}
+
+// TestCompareTwoRunsInThePage asks for one request in two call formats
+// and compares the runs from the Runs panel: each round's LLM input is a
+// diff in which the old format's instructions are removed and the new
+// one's added.
+func TestCompareTwoRunsInThePage(t *testing.T) {
+	t.Parallel()
+	url := serve(t, demoModel(0))
+	for _, dialect := range []string{"hermes", "marker"} {
+		resp, err := http.Post(url+"/api/runs", "application/json", strings.NewReader(
+			`{"message": "Send an email to john@example.com about tomorrow's standup", "dialect": "`+dialect+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("POST /api/runs = %s", resp.Status)
+		}
+	}
+	p := open(t, url)
+	p.waitFor("both runs, finished, in the Runs panel", `[...document.querySelectorAll('#run-list .run-state')].filter((s) => s.textContent.startsWith('answered')).length === 2`)
+	p.do(chromedp.Click(chromedp.CSS(`#run-list li:nth-child(1) .compare-pick input`)), chromedp.Click(chromedp.CSS(`#run-list li:nth-child(2) .compare-pick input`)))
+	p.do(chromedp.Click(chromedp.CSS(`.compare-button`)))
+	p.waitFor("the compared rounds", `document.querySelectorAll('#compare-dialog .compare-round').length === 2`)
+	lines := func(class string) string {
+		return eval[string](p, `[...document.querySelectorAll('#compare-dialog .`+class+`')].map((l) => l.textContent).join('')`)
+	}
+	removed, added := lines("diff-del"), lines("diff-add")
+	// The runs are listed newest first: the marker run is A, hermes B.
+	contains(t, "the lines the diff removes", removed, "write >>>CALL_FUNCTION<<< followed by a json object")
+	contains(t, "the lines the diff adds", added, "<tool_call>")
+	if strings.Contains(removed+added, "Send an email") {
+		t.Errorf("the request, the same in both runs, is marked as changed:\n%s\n%s", removed, added)
+	}
+	contains(t, "the compared calls", eval[string](p, `document.querySelector('#compare-dialog .compare-calls').textContent`), "send_mail")
+	contains(t, "the counters", eval[string](p, `document.querySelector('#compare-dialog .compare-round .compare-side').textContent`), "output ")
+	p.screenshot("compare")
+}
+
+// recordLoopMap keeps, in window.lit, each state the loop map takes (its
+// lit step, the tool named under Tool, its round) beside the kind of the
+// newest card in the chat: it reads both after each run event is drawn,
+// so each entry says what the map showed for what had arrived.
+const recordLoopMap = `(() => {
+  const map = document.getElementById('loop-map');
+  window.lit = [];
+  const note = () => {
+    const cards = [...document.querySelectorAll('#chat .round')].at(-1)?.querySelectorAll('.step') ?? [];
+    const card = [...cards].at(-1);
+    const s = {
+      step: map.querySelector('[aria-current]')?.dataset.step ?? '',
+      tool: map.querySelector('[data-slot=tool]').textContent,
+      round: map.querySelector('[data-slot=round]').textContent,
+      card: card ? [...card.classList].find(c => c.startsWith('step-')).slice(5) + (card.matches('.is-final') ? ' final' : '') : '',
+    };
+    const last = window.lit.at(-1);
+    if (!last || last.step !== s.step || last.tool !== s.tool || last.round !== s.round) window.lit.push(s);
+  };
+  document.getElementById('chat').addEventListener('run-event', note);
+})()`
+
+type litStep struct{ Step, Tool, Round, Card string }
+
+// TestPresenterMode presents a demo run at 1280×720: large type, no side
+// panel or note but the "demo model" badge, and a loop map that lights
+// each step as its events arrive and stays in sight when the chat
+// scrolls. At the end the whole current round is in view, the round
+// before folded. Esc still stops a live run, and otherwise leaves; P
+// comes back, and a reload remembers.
+func TestPresenterMode(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(2*time.Second)))
+	p.viewport(1280, 720)
+	p.do(chromedp.Click(chromedp.ID("toggle-present")))
+	p.waitFor("presenter mode", `document.documentElement.classList.contains('presenting')`)
+	for _, want := range []string{"large", "side-hidden", "banner-hidden"} {
+		if !eval[bool](p, `document.documentElement.classList.contains('`+want+`')`) {
+			t.Errorf("presenter mode has no %s", want)
+		}
+	}
+	p.visible("the demo badge", "#demo-badge")
+	p.visible("the loop map", "#loop-map")
+
+	_ = eval[chromedp.Void](p, recordLoopMap)
+	p.send("Send an email to john@example.com about tomorrow's standup")
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the run ended %q", reason)
+	}
+	checkLoopMap(t, eval[[]litStep](p, `window.lit`))
+
+	current := `[...[...document.querySelectorAll('#chat .round')].at(-1).querySelectorAll('.step')]`
+	p.waitFor("the current round's cards in view", current+`.every(`+inChat+`)`)
+	p.visible("the current round's cards", "#chat .round:last-child .step")
+	if open := eval[int](p, `document.querySelectorAll('#chat .round')[0].querySelectorAll('details.step-card[open]').length`); open > 0 {
+		t.Errorf("%d cards of the finished round 1 are still open", open)
+	}
+	p.screenshot("presenter-end")
+	// Scroll up as a person does, with the wheel over the chat's margin (over a card, a card's own scroller may take it).
+	p.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		// A DeltaX of 0 would be left out of the call, which Chromium refuses.
+		wheel := input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseWheel, X: 10, Y: 300, DeltaX: 1, DeltaY: -5000}
+		_, err := cdp.Call(ctx, t, input.DispatchMouseEvent, wheel)
+		return err
+	}))
+	p.waitFor("the first request in view", inChat+`(document.querySelector('#chat .user-msg'))`)
+	p.visible("the loop map after scrolling", "#loop-map")
+	// Headless Chromium's screenshot can show a scrolled box's old frame until the box repaints.
+	_ = eval[chromedp.Void](p, `document.getElementById('chat').style.outline = '1px solid transparent'`)
+	p.screenshot("presenter-scrolled")
+
+	// Esc stops a live run, and presenter mode stays.
+	p.send("Cancel the standup meeting on 2026-12-01")
+	p.waitFor("the tool to start", `document.querySelector('.step-exec.is-live')`)
+	p.waitFor("the composer's Stop", `!document.getElementById('composer-stop').disabled`)
+	p.waitFor("the running round's cards in view", `document.querySelector('.step-exec.is-live') && `+current+`.every(`+inChat+`)`)
+	p.screenshot("presenter-tool")
+	p.do(chromedp.KeyEvent(kb.Escape))
+	if reason := p.waitEnd(2); reason != agent.Cancelled {
+		t.Fatalf("Esc during the run ended it %q, want %q", reason, agent.Cancelled)
+	}
+	if !eval[bool](p, `document.documentElement.classList.contains('presenting')`) {
+		t.Error("Esc that stopped a run also left presenter mode")
+	}
+	if got := eval[string](p, `document.getElementById('loop-map').dataset.end`); got != "cancelled" {
+		t.Errorf("the loop map says the run ended %q, want cancelled", got)
+	}
+
+	// With no run live, Esc leaves; P, outside a text field, comes back.
+	p.do(chromedp.KeyEvent(kb.Escape))
+	p.waitFor("presenter mode to end", `!document.documentElement.classList.contains('presenting')`)
+	if eval[bool](p, `document.documentElement.classList.contains('large') || document.documentElement.classList.contains('side-hidden')`) {
+		t.Error("leaving presenter mode kept its large type or hidden panel, which were never chosen")
+	}
+	_ = eval[chromedp.Void](p, `document.activeElement.blur()`)
+	p.do(chromedp.KeyEvent("p"))
+	p.waitFor("presenter mode again", `document.documentElement.classList.contains('presenting')`)
+	p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("message")))
+	if !eval[bool](p, `document.documentElement.classList.contains('presenting') && document.getElementById('toggle-present').getAttribute('aria-pressed') === 'true'`) {
+		t.Error("presenter mode was not remembered")
+	}
+
+	// A recording, stepped event by event, lights the map the same way.
+	p.waitFor("the page script", `document.getElementById('health-status').textContent !== 'checking…'`)
+	_ = eval[chromedp.Void](p, recordLoopMap)
+	fixture, _ := filepath.Abs(filepath.Join("..", "..", "recording", "testdata", "recording-v1.jsonl"))
+	p.do(chromedp.SetUploadFiles(chromedp.ID("recording-file"), []string{fixture}))
+	p.waitFor("the recording", `!document.getElementById('recording-bar').hidden && !document.getElementById('replay-step').disabled`)
+	_ = eval[int](p, `(() => { const b = document.getElementById('replay-step'); let n = 0; while (!b.disabled) { b.click(); n++; } return n; })()`)
+	p.waitEnd(1)
+	checkLoopMap(t, eval[[]litStep](p, `window.lit`))
+}
+
+// checkLoopMap checks what recordLoopMap kept of a run of the email
+// request: each step the map lit matches the newest card, it lit Model,
+// Tool call, Tool (naming send_mail), Response, Model and Answer in
+// order, and its round counter ends at round 2.
+func checkLoopMap(t *testing.T, lit []litStep) {
+	t.Helper()
+	// The step each kind of newest card belongs to.
+	stepOf := map[string]string{"tools": "request", "send": "model", "thinking": "model", "raw": "model", "answer": "model",
+		"call-live": "call", "call": "call", "exec": "tool", "response": "response", "answer final": "answer"}
+	var steps []string
+	for _, s := range lit {
+		if s.Card != "" && stepOf[s.Card] != s.Step {
+			t.Errorf("the loop map lit %q (%s) when the newest card was %q", s.Step, s.Round, s.Card)
+		}
+		if s.Step == "tool" && s.Tool != "" && s.Tool != "send_mail" {
+			t.Errorf("the loop map names the tool %q, want send_mail", s.Tool)
+		}
+		if len(steps) == 0 || steps[len(steps)-1] != s.Step {
+			steps = append(steps, s.Step)
+		}
+	}
+	want := []string{"model", "call", "tool", "response", "model", "answer"}
+	if !isSubsequence(want, steps) {
+		t.Errorf("the loop map lit %v, want %v in that order", steps, want)
+	}
+	if !slices.ContainsFunc(lit, func(s litStep) bool { return s.Step == "tool" && s.Tool == "send_mail" && s.Card == "exec" }) {
+		t.Errorf("the loop map never named send_mail under Tool while it ran: %+v", lit)
+	}
+	if len(lit) == 0 || lit[len(lit)-1].Round != "round 2" {
+		t.Errorf("the loop map's round counter does not end at round 2: %+v", lit)
+	}
+}
+
+// isSubsequence says whether want appears in got in order, gaps allowed.
+func isSubsequence(want, got []string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}

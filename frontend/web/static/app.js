@@ -6,6 +6,9 @@
 import { createTurn, eventTypes, RunView } from './pipeline.js';
 import { InputDialog } from './dialog.js';
 import { Replay } from './replay.js';
+import { lineage, Rerun } from './rerun.js';
+import { Compare } from './compare.js';
+import { startPresenter } from './presenter.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -124,6 +127,7 @@ function follow(run, turn) {
     showInput: (input, round, marks) => dialog.show(input, round, marks),
     onRound: running,
     onTools: markOffered,
+    onRoundHead: rerun && ((head, round, input) => rerun.button(head, run.id, round, input)),
     announce: (text) => {
       ui.announcer.textContent = text;
     },
@@ -325,6 +329,8 @@ function show(run) {
   ui.chat.append(turn);
   pinToBottom();
   follow(run, turn);
+  if (run.forked_from) lineage(turn, run.forked_from, openRun);
+  return turn;
 }
 
 // ---- composer and keys ----------------------------------------------------
@@ -368,15 +374,41 @@ ui.empty.addEventListener('click', (ev) => {
 const RUNS_MS = 2000;
 const runList = $('run-list');
 
+const runSearch = $('run-search');
+const runHistory = $('run-history');
+let runsAsked = 0; // numbers the requests, so that an older answer never replaces a newer one
+
 async function listRuns() {
+  await refreshRuns();
+  setTimeout(listRuns, RUNS_MS);
+}
+
+/** refreshRuns shows the runs that match the search box: kept ones and past ones from the history. */
+async function refreshRuns() {
+  const asked = ++runsAsked;
+  const q = runSearch?.value.trim() ?? '';
   try {
-    const { runs } = await request('GET', '/api/runs');
+    const { runs, history_error: problem } = await request('GET', q ? `/api/runs?q=${encodeURIComponent(q)}` : '/api/runs');
+    if (asked !== runsAsked) return;
     runList.replaceChildren(...runs.map(runItem));
+    if (problem) showHistory({ on: false, off: problem });
   } catch {
     // The status line already says when toolscope cannot be reached.
   }
-  setTimeout(listRuns, RUNS_MS);
 }
+
+/** showHistory says, under the search box, when past runs are not kept. */
+function showHistory(history) {
+  if (!runHistory || !history) return;
+  runHistory.hidden = history.on;
+  runHistory.textContent = history.on ? '' : `History is off: ${history.off}`;
+}
+
+let searchTimer;
+runSearch?.addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(refreshRuns, 200);
+});
 
 /** runItem is one run of the list: where it came from, what was asked, its state. */
 function runItem(run) {
@@ -395,19 +427,45 @@ function runItem(run) {
   const status = document.createElement('span');
   status.className = 'run-state';
   status.textContent = `${run.status} · ${new Date(run.started_at).toLocaleTimeString()}`;
+  if (run.forked_from) status.textContent += ` · rerun of round ${run.forked_from.round}`;
   button.append(from, asked, status);
   button.addEventListener('click', () => play(run));
-  item.append(button);
+  item.append(button, compare.checkbox(run));
   return item;
 }
 
 /** play shows a kept run with its whole pipeline, live if it still runs. */
 function play(run) {
   replay?.close();
-  show({ id: run.id, conversation_id: `run:${run.id}`, message: run.message, events: `/api/runs/${run.id}/events` });
+  show({ id: run.id, conversation_id: `run:${run.id}`, message: run.message, events: `/api/runs/${run.id}/events`, forked_from: run.forked_from });
   // The page's next message starts a conversation of its own.
   state.conversation = null;
 }
+
+/** openRun plays a kept run known by its id alone, as a lineage link names it. */
+async function openRun(id) {
+  try {
+    play(await request('GET', `/api/runs/${encodeURIComponent(id)}`));
+  } catch (err) {
+    showComposerError(`Could not show run ${id}: ${err.message}`);
+  }
+}
+
+// ---- rerun from a round, and compare two runs (operator only) -------------
+
+// The viewer's page has neither dialog: it cannot start runs.
+const rerun = viewer ? null : new Rerun($('rerun-dialog'), {
+  options: runOptions,
+  busy: () => (state.live ? 'a run is in progress: stop it or let it finish, then rerun' : ''),
+  async start(runId, body) {
+    const run = await request('POST', `/api/runs/${encodeURIComponent(runId)}/rerun`, body);
+    replay?.close();
+    ui.empty?.remove();
+    // show continues the new run's conversation: a follow-up builds on the fork.
+    show(run);
+  },
+});
+const compare = runList && new Compare($('compare-dialog'), runList, (url) => request('GET', url));
 
 // ---- recordings, from a file: no server, no model --------------------------
 
@@ -450,7 +508,12 @@ const replay = viewer ? null : new Replay({
   },
 });
 
+// Esc stops a live run, presenting or not; otherwise it leaves presenter mode.
+startPresenter({ escapeStops: () => Boolean(state.live) && !viewer });
 if (viewer) watch();
-else if (runList) listRuns();
+else if (runList) {
+  listRuns();
+  request('GET', '/api/health').then((h) => showHistory(h.history), () => {});
+}
 checkHealth();
 loadModels();

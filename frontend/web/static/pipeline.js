@@ -118,7 +118,8 @@ class Round {
   }
 }
 
-function fold(card, text) {
+/** fold closes a step card to its header line, with text as its preview. */
+export function fold(card, text) {
   fill(card, { preview: shorten(text.replace(/\s+/g, ' ').trim(), 160) });
   card.querySelector('details').open = false;
 }
@@ -248,6 +249,7 @@ const handlers = {
     fill(card, { 'last-role': last ? `newest: ${last.role}` : '', 'last-text': last ? shorten(last.content, 240) : '' });
     slot(card, 'view').addEventListener('click', () => this.showInput(e.input, e.round, this.marks));
     this.onRound?.(e.round);
+    this.onRoundHead?.(r.el.querySelector('.round-head'), e.round, e.input);
   },
 
   thinking_delta(e) {
@@ -444,6 +446,9 @@ const handlers = {
 /** eventTypes are the SSE event names a RunView draws. */
 export const eventTypes = Object.keys(handlers);
 
+/** RUN_EVENT is the DOM event a RunView's turn dispatches, after drawing each run event (its detail). */
+export const RUN_EVENT = 'run-event';
+
 /**
  * RunView draws one run into a turn. Feed it every event with apply; it
  * skips events it has seen, so a resumed stream may overlap.
@@ -452,7 +457,8 @@ export class RunView {
   /**
    * @param {HTMLElement} turn from createTurn
    * @param {object} hooks showInput(input, round), onRound(n), announce(text),
-   *   onTools(names): the tools the run offers the model
+   *   onTools(names): the tools the run offers the model,
+   *   onRoundHead(head, round, input): a round's header has been drawn
    */
   constructor(turn, hooks = {}) {
     Object.assign(this, hooks);
@@ -469,6 +475,8 @@ export class RunView {
     if (e.seq <= this.seq) return;
     this.seq = e.seq;
     handlers[e.type]?.call(this, e);
+    // The loop map and presenter mode follow whichever view draws last.
+    this.turn.dispatchEvent(new CustomEvent(RUN_EVENT, { bubbles: true, detail: e }));
   }
 
   /** lost ends the view when the event stream cannot be resumed. */

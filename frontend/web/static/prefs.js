@@ -1,7 +1,7 @@
 // prefs.js: the page's look, remembered in localStorage: theme, large
-// type, the side panel and the demo note shown or hidden. Loaded as a
-// plain script in <head> so that the remembered look applies before the
-// first paint; the buttons are wired once the page is parsed.
+// type, the side panel and the demo note shown or hidden, presenter mode.
+// Loaded as a plain script in <head> so that the remembered look applies
+// before the first paint; the buttons are wired once the page is parsed.
 (() => {
   const root = document.documentElement;
   const dark = matchMedia('(prefers-color-scheme: dark)');
@@ -22,11 +22,19 @@
 
   // With no choice stored, the system's colour scheme decides.
   const theme = () => read('toolscope.theme') ?? (dark.matches ? 'dark' : 'light');
+  // Presenter mode lays its look over the stored choices, which come back
+  // when it ends. Its demo note stays hidden unless the badge asks for it
+  // (not remembered): the badge always says the demo model answers.
+  let noteWhilePresenting = false;
   const apply = () => {
+    const presenting = read('toolscope.present') === 'on';
+    if (!presenting) noteWhilePresenting = false;
     root.dataset.theme = theme();
-    root.classList.toggle('large', read('toolscope.large') === 'on');
-    root.classList.toggle('side-hidden', read('toolscope.side') === 'hidden');
-    root.classList.toggle('banner-hidden', read('toolscope.banner') === 'hidden');
+    root.classList.toggle('presenting', presenting);
+    root.classList.toggle('large', presenting || read('toolscope.large') === 'on');
+    root.classList.toggle('side-hidden', presenting || read('toolscope.side') === 'hidden');
+    const noteHidden = presenting ? !noteWhilePresenting : read('toolscope.banner') === 'hidden';
+    root.classList.toggle('banner-hidden', noteHidden);
   };
   apply();
   dark.addEventListener('change', apply);
@@ -62,6 +70,7 @@
       $('toggle-large').setAttribute('aria-pressed', String(root.classList.contains('large')));
       $('toggle-side').setAttribute('aria-expanded', String(sideShown()));
       $('demo-badge')?.setAttribute('aria-expanded', String(!root.classList.contains('banner-hidden')));
+      $('toggle-present').setAttribute('aria-pressed', String(root.classList.contains('presenting')));
     };
     // flip stores the other of a choice's two values; isFirst: the first is current.
     const flip = (key, isFirst, [first, second]) => {
@@ -83,8 +92,19 @@
         flip('toolscope.side', root.classList.contains('side-hidden'), ['hidden', 'visible']);
       }
     });
+    $('toggle-present').addEventListener('click', () => {
+      keepInView(() => flip('toolscope.present', root.classList.contains('presenting'), ['on', 'off']));
+    });
     // The header's "demo model" badge stays when the note goes, and brings it back.
-    const banner = () => flip('toolscope.banner', root.classList.contains('banner-hidden'), ['hidden', 'visible']);
+    const banner = () => {
+      if (!root.classList.contains('presenting')) {
+        flip('toolscope.banner', root.classList.contains('banner-hidden'), ['hidden', 'visible']);
+        return;
+      }
+      noteWhilePresenting = !noteWhilePresenting;
+      apply();
+      show();
+    };
     $('hide-banner')?.addEventListener('click', banner);
     $('demo-badge')?.addEventListener('click', banner);
     narrow.addEventListener('change', () => {

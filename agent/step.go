@@ -1,0 +1,216 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/streamparser"
+)
+
+// Stepper pauses a run in step mode (see [Config.Stepper]) and decides
+// what happens next. Step is called from the run's goroutine, after a
+// Paused event, and blocks the run until it returns: with the zero Edit
+// to go on unchanged, or with an Edit that fits p (see [Pause.Check]);
+// fields that do not fit p are ignored. Once ctx ends, Step must return
+// at once; the run then stops as cancelled, whatever Step returned.
+type Stepper interface {
+	Step(ctx context.Context, p Pause) Edit
+}
+
+// Point is where a run in step mode pauses. Its values are a stable
+// interface, like Type's.
+type Point string
+
+// Points a run pauses at.
+const (
+	AtInput    Point = "input"    // before a model call: Pause.Input is what the model is about to read
+	AtCall     Point = "call"     // a parsed call, before it runs: Pause.Call
+	AtResponse Point = "response" // the calls' responses, before the model reads them: Pause.Response
+)
+
+// Pause is what a paused run waits on, in Paused events.
+type Pause struct {
+	At       Point      `json:"at"`
+	Round    int        `json:"round"`
+	Input    *llm.Input `json:"input,omitempty"`
+	Call     *Call      `json:"call,omitempty"`
+	Response string     `json:"response,omitempty"`
+}
+
+// Edit is what a Stepper changes at a pause; the zero Edit changes
+// nothing. At AtInput, Input replaces the model's input: in raw mode its
+// Prompt is sent as it is, in chat mode its Messages, which the
+// conversation then keeps. At AtCall, Skip answers the call "not run"
+// without running it, else Result or Error fake what the tool returned
+// (Error wins), else Arguments replace the call's. At AtResponse,
+// Response replaces the text the model reads back.
+type Edit struct {
+	Input     *llm.Input      `json:"input,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Result    *string         `json:"result,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Skip      bool            `json:"skip,omitempty"`
+	Response  *string         `json:"response,omitempty"`
+}
+
+// EditError says why an Edit does not fit a Pause: which of its fields
+// (as JSON names it) and what is wrong, for each front end to word.
+type EditError struct {
+	At      Point
+	Field   string
+	Problem string
+}
+
+func (e *EditError) Error() string {
+	return fmt.Sprintf("%q %s (the run waits at %q)", e.Field, e.Problem, e.At)
+}
+
+// Check reports whether e fits p: an *EditError when it changes what p
+// does not wait on, or changes it into something the run cannot use.
+func (p Pause) Check(e Edit) error {
+	fields := map[string]bool{"input": e.Input != nil, "arguments": e.Arguments != nil,
+		"result": e.Result != nil, "error": e.Error != "", "skip": e.Skip, "response": e.Response != nil}
+	fits := map[Point][]string{AtInput: {"input"}, AtCall: {"arguments", "result", "error", "skip"}, AtResponse: {"response"}}[p.At]
+	for _, name := range []string{"input", "arguments", "result", "error", "skip", "response"} {
+		if fields[name] && !slices.Contains(fits, name) {
+			return &EditError{At: p.At, Field: name, Problem: "does not fit this pause"}
+		}
+	}
+	switch {
+	case e.Input != nil && p.Input != nil && e.Input.Mode != p.Input.Mode:
+		return &EditError{At: p.At, Field: "input", Problem: fmt.Sprintf("has mode %q, but the model reads %q input", e.Input.Mode, p.Input.Mode)}
+	case e.Input != nil && e.Input.Mode == llm.ModeRaw && e.Input.Prompt == "":
+		return &EditError{At: p.At, Field: "input", Problem: "has no prompt"}
+	case e.Input != nil && e.Input.Mode == llm.ModeChat && len(e.Input.Messages) == 0:
+		return &EditError{At: p.At, Field: "input", Problem: "has no messages"}
+	case e.Arguments != nil && !isObject(e.Arguments):
+		return &EditError{At: p.At, Field: "arguments", Problem: "must be a JSON object"}
+	}
+	return nil
+}
+
+func isObject(raw json.RawMessage) bool {
+	var obj map[string]json.RawMessage
+	return json.Unmarshal(raw, &obj) == nil && obj != nil
+}
+
+// Stepping returns an Agent like a that pauses each run at every Point
+// for s; nil for none. Step mode is per run, so it is set apart from the
+// Config an Agent is built from.
+func (a *Agent) Stepping(s Stepper) *Agent {
+	cfg := a.cfg
+	cfg.Stepper = s
+	return &Agent{cfg: cfg}
+}
+
+// Change is what an Edited event reports: what was there at a pause and
+// what replaced it, as JSON (Now is absent for a skipped call).
+type Change struct {
+	At   Point `json:"at"`
+	Call *int  `json:"call,omitempty"` // the call's index, at AtCall
+	// What names the edit: "input", "arguments", "result", "error",
+	// "skip" or "response".
+	What string          `json:"what"`
+	Was  json.RawMessage `json:"was"`
+	Now  json.RawMessage `json:"now,omitempty"`
+}
+
+// pause waits on the Stepper; without one, or once ctx has ended, it
+// changes nothing.
+func (r *run) pause(ctx context.Context, p Pause) Edit {
+	s := r.agent.cfg.Stepper
+	if s == nil || ctx.Err() != nil {
+		return Edit{}
+	}
+	r.send(Event{Type: Paused, Round: p.Round, Pause: &p})
+	e := s.Step(ctx, p)
+	if ctx.Err() != nil {
+		return Edit{}
+	}
+	return e
+}
+
+// edited reports a change made at a pause.
+func (r *run) edited(round int, c Change, startsInThinking bool) {
+	r.send(Event{Type: Edited, Round: round, Change: &c, StartsInThinking: startsInThinking})
+}
+
+// stepInput pauses before a model call, and returns the input to send.
+func (r *run) stepInput(ctx context.Context, round int, in llm.Input) llm.Input {
+	e := r.pause(ctx, Pause{At: AtInput, Round: round, Input: &in})
+	if e.Input == nil || e.Input.Mode != in.Mode {
+		return in
+	}
+	now := *e.Input
+	now.Think, now.Options = in.Think, in.Options
+	if now.Mode == llm.ModeRaw {
+		now.Messages = in.Messages // the history is not parsed back out of a prompt
+	} else {
+		now.Prompt = ""
+		r.conv.Messages = append([]llm.Message(nil), now.Messages...)
+	}
+	r.edited(round, Change{At: AtInput, What: "input", Was: mustJSON(in), Now: mustJSON(now)}, streamparser.OpensThinking(now.Prompt))
+	return now
+}
+
+// stepCall pauses before a call runs. It returns the call to run, or
+// done with the text the model reads back when the call is not run.
+func (r *run) stepCall(ctx context.Context, round int, c *Call) (run *Call, text string, done bool) {
+	e := r.pause(ctx, Pause{At: AtCall, Round: round, Call: c})
+	if ctx.Err() != nil {
+		return c, errorJSON("not run: " + stoppedByUser), true
+	}
+	change := Change{At: AtCall, Call: &c.Index, Was: c.Arguments}
+	switch {
+	case e.Skip:
+		change.What = "skip"
+		r.edited(round, change, false)
+		return c, errorJSON("not run: skipped by the user"), true
+	case e.Error != "" || e.Result != nil:
+		faked := Event{Type: ToolFinished, Round: round, Call: c}
+		if faked.Error = e.Error; e.Error != "" {
+			change.What, change.Now, text = "error", mustJSON(e.Error), errorJSON(e.Error)
+		} else {
+			faked.Result = *e.Result
+			change.What, change.Now, text = "result", mustJSON(*e.Result), *e.Result
+		}
+		r.edited(round, change, false)
+		r.send(faked)
+		return c, text, true
+	case e.Arguments != nil && isObject(e.Arguments):
+		changed := *c
+		changed.Arguments = compact(e.Arguments)
+		change.What, change.Now = "arguments", changed.Arguments
+		r.edited(round, change, false)
+		return &changed, "", false
+	}
+	return c, "", false
+}
+
+// stepResponse pauses before the calls' responses go back to the model,
+// and returns the text to send.
+func (r *run) stepResponse(ctx context.Context, round int, text string) string {
+	e := r.pause(ctx, Pause{At: AtResponse, Round: round, Response: text})
+	if e.Response == nil {
+		return text
+	}
+	r.edited(round, Change{At: AtResponse, What: "response", Was: mustJSON(text), Now: mustJSON(*e.Response)}, false)
+	return *e.Response
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v) // inputs and strings always encode
+	return b
+}
+
+func compact(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,95 @@
+package server_test
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/frontend/server"
+	"github.com/toolscope/toolscope/store"
+)
+
+// withHistory starts a server whose runs are kept in the database in dir,
+// closed once the server has stopped.
+func withHistory(t *testing.T, dir string) *testServer {
+	t.Helper()
+	history, err := store.Open(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { history.Close() }) // registered first, so run last
+	return start(t, setup{config: func(cfg *server.Config) { cfg.Hub.SetArchive(history) }})
+}
+
+func TestRunsSurviveARestart(t *testing.T) {
+	dir := t.TempDir()
+	var id string
+	var played []sseEvent
+	t.Run("before the restart", func(t *testing.T) {
+		ts := withHistory(t, dir)
+		id, _ = ts.startRun(t, `{"message": "Send an email to john@example.com about the standup"}`)
+		played = ts.events(t, id, 0)
+	})
+
+	ts := withHistory(t, dir)
+	if _, ok := ts.hub.Get(id); !ok {
+		t.Fatal("the hub does not find the stored run")
+	}
+	for query, want := range map[string]int{"": 1, "?q=JOHN": 1, "?q=send_mail": 1, "?q=answered": 1, "?q=nothing+like+it": 0} {
+		status, v := ts.get(t, "/api/runs"+query)
+		list, _ := v["runs"].([]any)
+		if status != http.StatusOK || len(list) != want {
+			t.Errorf("GET /api/runs%s = %d %v; want %d runs", query, status, v, want)
+		}
+	}
+	status, v := ts.get(t, "/api/runs/"+id)
+	if status != http.StatusOK || v["done"] != true || v["reason"] != string(agent.Answered) {
+		t.Fatalf("GET /api/runs/%s = %d %v", id, status, v)
+	}
+	replayed := ts.events(t, id, 0)
+	if len(replayed) != len(played) || replayed[len(replayed)-1].typ != string(agent.RunFinished) {
+		t.Fatalf("the stored run replays %d events, want the %d it sent, ending with run_finished", len(replayed), len(played))
+	}
+	resp, err := http.Get(ts.url + "/api/runs/" + id + "/export")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || len(body) == 0 {
+		t.Fatalf("export of the stored run = %d %q", resp.StatusCode, body)
+	}
+	_, health := ts.get(t, "/api/health")
+	if h, _ := health["history"].(map[string]any); h["on"] != true || h["path"] == "" {
+		t.Fatalf("health history = %v", health["history"])
+	}
+}
+
+func TestALockedHistoryLeavesRunsInMemory(t *testing.T) {
+	dir := t.TempDir()
+	first, err := store.Open(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	_, err = store.Open(dir, store.Options{})
+	var e *store.Error
+	if !errors.As(err, &e) || e.Problem != store.Locked {
+		t.Fatalf("second Open: %v; want a Locked *store.Error", err)
+	}
+	ts := start(t, setup{config: func(cfg *server.Config) { cfg.Hub.SetNoArchive(err.Error()) }})
+	id, _ := ts.startRun(t, `{"message": "hi"}`)
+	if events := ts.events(t, id, 0); events[len(events)-1].typ != string(agent.RunFinished) {
+		t.Fatalf("the run in memory ended with %v", events[len(events)-1])
+	}
+	status, v := ts.get(t, "/api/runs")
+	if list, _ := v["runs"].([]any); status != http.StatusOK || len(list) != 1 {
+		t.Fatalf("GET /api/runs = %d %v", status, v)
+	}
+	_, health := ts.get(t, "/api/health")
+	if h, _ := health["history"].(map[string]any); h["on"] != false || h["off"] != err.Error() {
+		t.Fatalf("health history = %v; want off, saying %q", health["history"], err)
+	}
+}

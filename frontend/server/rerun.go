@@ -1,0 +1,134 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/runs"
+)
+
+// rerunRequest is the body of POST /api/runs/{id}/rerun: the round to
+// start again from, the settings to change (as in POST /api/runs), and
+// optionally that round's input messages, edited.
+type rerunRequest struct {
+	runRequest
+	Round    int           `json:"round"`
+	Messages []llm.Message `json:"messages"`
+}
+
+// rerunRun starts a new run from another's conversation as it stood
+// before one of its rounds. The new run answers that history as it
+// stands, without a new user turn, with the server's settings and the
+// request's overrides: a run's own settings are not kept, and the page
+// sends all of its Settings anyway.
+func (s *Server) rerunRun(c *fiber.Ctx) error {
+	old, err := s.lookupRun(c)
+	if err != nil {
+		return err
+	}
+	var req rerunRequest
+	if err := decodeStrict(c.Body(), &req); err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+	}
+	if req.Message != "" || req.ConversationID != "" {
+		return fiber.NewError(fiber.StatusBadRequest, `a rerun takes its conversation from the run: send "round" (and "messages" to edit it), not "message" or "conversation_id"`)
+	}
+	history, err := historyBefore(old, req.Round, req.Messages)
+	if err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+	}
+	// The original request names the run in lists, and tool retrieval
+	// chooses the tools for it; settings() wants one to check.
+	req.Message = old.Message
+	if req.Message == "" {
+		req.Message = fmt.Sprintf("rerun of %s from round %d", old.ID, req.Round)
+	}
+	settings, err := req.settings(s.cfg.Engine.Settings())
+	if err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+	}
+	if err := s.checkModel(c, settings); err != nil {
+		return err
+	}
+	a, err := s.cfg.Engine.Agent(settings)
+	if err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+	}
+	run, err := s.cfg.Hub.Start(runs.Spec{Message: req.Message, Agent: a, History: history, Step: req.Step,
+		ForkedFrom: &runs.Fork{Run: old.ID, Round: req.Round}})
+	if err != nil {
+		return startError(c, err)
+	}
+	s.latest.Store(&run.ID)
+	return writeJSON(c, fiber.StatusCreated, fiber.Map{
+		"id":              run.ID,
+		"conversation_id": run.ConversationID,
+		"events":          eventsPath(run.ID),
+		"message":         run.Message,
+		"forked_from":     run.ForkedFrom,
+	})
+}
+
+// historyBefore is the conversation run r had before its round: that
+// round's input, or edited in its place, with the system prompt left for
+// the new run's agent to write from its own settings.
+func historyBefore(r *runs.Run, round int, edited []llm.Message) (*agent.Conversation, error) {
+	events := r.Snapshot().Events
+	input, rounds := roundInput(events, round)
+	switch {
+	case input == nil && rounds == 0:
+		return nil, fmt.Errorf(`"round" %d is not a round of run %s: it has no rounds yet`, round, r.ID)
+	case input == nil:
+		return nil, fmt.Errorf(`"round" %d is not a round of run %s: it has rounds 1 to %d`, round, r.ID, rounds)
+	}
+	messages := input.Messages
+	if edited != nil {
+		messages = edited
+	}
+	messages = slices.DeleteFunc(slices.Clone(messages), func(m llm.Message) bool { return m.Role == llm.RoleSystem })
+	for i, m := range messages {
+		if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant {
+			return nil, fmt.Errorf(`"messages"[%d] has role %q: use "user" or "assistant"`, i, m.Role)
+		}
+	}
+	if len(messages) == 0 || messages[len(messages)-1].Role != llm.RoleUser {
+		return nil, errors.New(`"messages" must end with a user turn, which the model answers`)
+	}
+	// Answer puts the system prompt in place of the first message.
+	history := append([]llm.Message{{Role: llm.RoleSystem}}, messages...)
+	return &agent.Conversation{Messages: history, Called: calledBefore(events, round)}, nil
+}
+
+// roundInput returns the input of a run's round, or nil, and how many
+// rounds the run has started.
+func roundInput(events []agent.Event, round int) (*llm.Input, int) {
+	var found *llm.Input
+	rounds := 0
+	for _, e := range events {
+		if e.Type != agent.RoundStarted {
+			continue
+		}
+		rounds = max(rounds, e.Round)
+		if e.Round == round {
+			found = e.Input
+		}
+	}
+	return found, rounds
+}
+
+// calledBefore names the tools a run called before its round, first
+// called first, so that tool retrieval keeps offering them.
+func calledBefore(events []agent.Event, round int) []string {
+	var called []string
+	for _, e := range events {
+		if e.Type == agent.ToolStarted && e.Round < round && e.Call != nil && !slices.Contains(called, e.Call.Name) {
+			called = append(called, e.Call.Name)
+		}
+	}
+	return called
+}

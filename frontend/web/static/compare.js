@@ -1,0 +1,166 @@
+// compare.js: two kept runs side by side, rounds aligned: each round's LLM
+// input as a line diff from the first run to the second, then each run's
+// calls, results and counters. The Runs panel picks the two with a
+// "Compare" box per run. Model text is set with textContent only.
+import { clone, fill, slot } from './dom.js';
+import { hunks, lineDiff } from './diff.js';
+import { duration } from './pipeline.js';
+
+export class Compare {
+  /**
+   * @param {HTMLDialogElement} dialog the page's #compare-dialog
+   * @param {HTMLElement} list the Runs panel's list, which the Compare button follows
+   * @param {(url: string) => Promise<object>} get fetches JSON from the server
+   */
+  constructor(dialog, list, get) {
+    this.dialog = dialog;
+    this.list = list;
+    this.get = get;
+    this.picked = []; // run ids, oldest pick first; at most two
+    this.button = Object.assign(document.createElement('button'), { type: 'button', className: 'compare-button', hidden: true });
+    list.after(this.button);
+    this.button.addEventListener('click', () => this.open(...this.picked));
+    slot(dialog, 'close').addEventListener('click', () => dialog.close());
+    dialog.addEventListener('click', (ev) => {
+      if (ev.target === dialog) dialog.close();
+    });
+  }
+
+  /** checkbox is a run's "Compare" box for the Runs panel. */
+  checkbox(run) {
+    const label = Object.assign(document.createElement('label'), { className: 'compare-pick' });
+    const box = Object.assign(document.createElement('input'), { type: 'checkbox', checked: this.picked.includes(run.id) });
+    box.dataset.compare = run.id;
+    box.addEventListener('change', () => this.pick(run.id, box.checked));
+    label.append(box, ' Compare');
+    return label;
+  }
+
+  pick(id, on) {
+    this.picked = this.picked.filter((p) => p !== id);
+    if (on) this.picked.push(id);
+    // A third pick replaces the oldest, so two boxes at most are checked.
+    for (const old of this.picked.splice(0, Math.max(this.picked.length - 2, 0))) {
+      const box = this.list.querySelector(`[data-compare="${CSS.escape(old)}"]`);
+      if (box) box.checked = false;
+    }
+    this.button.hidden = this.picked.length === 0;
+    this.button.disabled = this.picked.length < 2;
+    this.button.textContent = this.picked.length < 2 ? 'Tick one more run to compare' : 'Compare the two runs';
+  }
+
+  /** open shows runs a and b side by side. */
+  async open(a, b) {
+    const body = slot(this.dialog, 'body');
+    body.replaceChildren(Object.assign(document.createElement('p'), { className: 'hint', textContent: 'Loading both runs…' }));
+    this.dialog.showModal();
+    let runs;
+    try {
+      runs = (await Promise.all([a, b].map((id) => this.get(`/api/runs/${encodeURIComponent(id)}`)))).map(summarize);
+    } catch (err) {
+      body.firstChild.textContent = `Could not load the runs: ${err.message}`;
+      return;
+    }
+    body.replaceChildren(header(runs));
+    const last = Math.max(...runs.map((r) => r.rounds.size));
+    for (let n = 1; n <= last; n++) body.append(compareRound(n, runs));
+  }
+}
+
+/** summarize reads a run's snapshot into its rounds: input, calls, reply text, counters. */
+function summarize(snap) {
+  const rounds = new Map();
+  const round = (n) => rounds.get(n) ?? rounds.set(n, { calls: new Map(), text: '' }).get(n);
+  let info = null;
+  for (const e of snap.events) {
+    switch (e.type) {
+      case 'run_started':
+        info = e.run;
+        break;
+      case 'round_started':
+        round(e.round).input = e.input;
+        break;
+      case 'text_delta':
+        round(e.round).text += e.text;
+        break;
+      case 'tool_call_parsed':
+      case 'tool_call_invalid':
+        round(e.round).calls.set(e.call.index, { call: e.call, error: e.call.reason });
+        break;
+      case 'tool_finished':
+        round(e.round).calls.set(e.call.index, { call: e.call, result: e.result, error: e.error, ms: e.duration_ms });
+        break;
+      case 'round_finished':
+        round(e.round).stats = e.stats;
+        break;
+    }
+  }
+  return { snap, info, rounds };
+}
+
+function element(tag, className, text = '') {
+  return Object.assign(document.createElement(tag), { className, textContent: text });
+}
+
+/** header names the two runs: what was asked, on what, how it ended. */
+function header(runs) {
+  const row = element('div', 'compare-sides compare-head');
+  runs.forEach(({ snap, info }, i) => {
+    const side = element('div', 'compare-side');
+    side.append(element('h3', '', `${'AB'[i]} · ${snap.id}`), element('p', 'compare-message', snap.message));
+    const how = [info?.model, info?.mode && `${info.mode} mode`, info?.dialect && `${info.dialect} calls`,
+      snap.done ? `${snap.reason} after ${snap.rounds} round${snap.rounds === 1 ? '' : 's'}` : 'running'];
+    side.append(element('p', 'compare-meta', how.filter(Boolean).join(' · ')));
+    if (snap.forked_from) side.append(element('p', 'compare-meta', `forked from ${snap.forked_from.run} at round ${snap.forked_from.round}`));
+    row.append(side);
+  });
+  return row;
+}
+
+/** inputText is what a diff compares: the rendered prompts when both have one, else the message lists. */
+function inputText(input, raw) {
+  if (!input) return '';
+  if (raw) return input.prompt;
+  return (input.messages ?? []).map((m) => `[${m.role}]\n${m.content}`).join('\n\n');
+}
+
+function compareRound(n, runs) {
+  const section = fill(clone('tpl-compare-round'), { number: String(n) });
+  const [a, b] = runs.map((r) => r.rounds.get(n));
+  const raw = Boolean(a?.input?.prompt && b?.input?.prompt);
+  const diff = lineDiff(inputText(a?.input, raw), inputText(b?.input, raw));
+  const changed = diff.filter((l) => l.op !== '=').length;
+  const what = raw ? 'the rendered prompts' : 'the message lists';
+  fill(section, { 'diff-summary': changed ? `${changed} line${changed === 1 ? '' : 's'} differ in ${what}` : `${what} are the same` });
+  const pre = slot(section, 'diff');
+  for (const line of hunks(diff)) {
+    if (line.op === '…') pre.append(element('span', 'diff-fold', `… ${line.count} unchanged line${line.count === 1 ? '' : 's'}\n`));
+    else pre.append(element('span', { '=': 'diff-same', '-': 'diff-del', '+': 'diff-add' }[line.op], `${line.op === '=' ? ' ' : line.op} ${line.text}\n`));
+  }
+  runs.forEach((run, i) => slot(section, 'ab'[i]).append(...side(run, n)));
+  return section;
+}
+
+/** side is one run's round: its calls and results, its reply, its counters. */
+function side(run, n) {
+  const r = run.rounds.get(n);
+  if (!r) return [element('p', 'hint', `No round ${n}: the run ended after ${run.rounds.size}.`)];
+  const out = [];
+  const calls = element('ul', 'compare-calls');
+  for (const { call, result, error, ms } of r.calls.values()) {
+    const item = element('li', error ? 'is-error' : '');
+    item.append(element('code', '', `${call.name ?? '(unreadable call)'}(${call.arguments ? JSON.stringify(call.arguments) : call.raw ?? ''})`));
+    const outcome = error ? `error: ${error}` : result !== undefined ? result : 'not run';
+    item.append(element('pre', 'compare-result', ms !== undefined ? `→ ${outcome}  (${duration(ms)})` : `→ ${outcome}`));
+    calls.append(item);
+  }
+  if (r.calls.size) out.push(calls);
+  if (r.text.trim()) out.push(element('p', 'compare-reply', r.text.trim()));
+  const s = r.stats;
+  if (s) {
+    const total = s.total_ms ? `total ${duration(s.total_ms)}` : '';
+    out.push(element('p', 'compare-meta', [`prompt ${s.prompt_tokens} tok`, `output ${s.output_tokens} tok`,
+      `first token ${duration(s.first_token_ms)}`, total, `done: ${s.done_reason}`].filter(Boolean).join(' · ')));
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+// loopmap.js: the loop map, a strip of the agent loop's steps (Request →
+// Model → Tool call → Tool → Response → Answer) that lights the step of
+// the newest event. It follows the RunViews in the chat, live runs and
+// recordings alike, through the event (RUN_EVENT) each view dispatches.
+import { slot } from './dom.js';
+import { RUN_EVENT } from './pipeline.js';
+
+// The step each event type shows; events not named here leave the map as
+// it is. The model's output never moves the map back within a round: the
+// raw output that follows a parsed call is still the call's step.
+const stepOf = {
+  run_started: 'request',
+  tools_selected: 'request',
+  round_started: 'model',
+  thinking_delta: 'model',
+  text_delta: 'model',
+  token: 'model',
+  tool_call_opened: 'call',
+  tool_call_delta: 'call',
+  tool_call_parsed: 'call',
+  tool_call_invalid: 'call',
+  tool_started: 'tool',
+  tool_finished: 'tool',
+  tool_response: 'response',
+};
+const order = ['request', 'model', 'call', 'tool', 'response', 'answer'];
+
+/** LoopMap lights the steps of one <nav class="loop-map">. */
+export class LoopMap {
+  constructor(el) {
+    this.el = el;
+    this.steps = new Map([...el.querySelectorAll('[data-step]')].map((li) => [li.dataset.step, li]));
+    this.step = '';
+  }
+
+  /** show moves the map to the step of event e. */
+  show(e) {
+    if (e.type === 'run_started') this.reset();
+    if (e.round) slot(this.el, 'round').textContent = `round ${e.round}`;
+    if (e.type === 'tool_started') slot(this.el, 'tool').textContent = e.call.name;
+    if (e.type === 'tool_finished' || e.type === 'round_started') slot(this.el, 'tool').textContent = '';
+    if (e.type === 'run_finished') {
+      this.el.dataset.end = e.reason;
+      if (e.reason === 'answered') this.light('answer');
+      return;
+    }
+    if (e.type === 'error') this.el.dataset.end = 'error';
+    const next = stepOf[e.type];
+    if (!next) return;
+    const back = order.indexOf(next) < order.indexOf(this.step);
+    if (next !== 'model' || !back || e.type === 'round_started') this.light(next);
+  }
+
+  light(step) {
+    this.step = step;
+    for (const [name, li] of this.steps) {
+      if (name === step) li.setAttribute('aria-current', 'step');
+      else li.removeAttribute('aria-current');
+    }
+    this.el.dataset.step = step;
+  }
+
+  reset() {
+    delete this.el.dataset.end;
+    slot(this.el, 'round').textContent = '';
+    slot(this.el, 'tool').textContent = '';
+    this.step = '';
+  }
+}
+
+/**
+ * followRuns lights the page's loop map from the runs drawn in the chat;
+ * a run drawn elsewhere, in a dialog for instance, is not the live one.
+ */
+export function followRuns() {
+  const el = document.getElementById('loop-map');
+  if (!el) return;
+  const map = new LoopMap(el);
+  document.getElementById('chat').addEventListener(RUN_EVENT, (ev) => map.show(ev.detail));
+}

@@ -1,0 +1,104 @@
+// rerun.js: "Rerun from here" on each round of a run the server keeps. A
+// dialog takes the settings to change (the Settings panel's, to start
+// with) and the round's messages, editable as JSON; Start forks a new run
+// from the conversation as it stood before that round.
+import { fill, slot } from './dom.js';
+
+// The Settings panel's controls that the dialog copies, by field name.
+const panel = { model: 'set-model', dialect: 'set-dialect', think: 'set-think' };
+
+export class Rerun {
+  /**
+   * @param {HTMLDialogElement} dialog the page's #rerun-dialog
+   * @param {object} hooks options(): the Settings panel's fields of a run
+   *   request; busy(): why no run can start now, or ''; start(runId, body):
+   *   asks for the rerun and shows it, throwing what went wrong
+   */
+  constructor(dialog, hooks) {
+    this.dialog = dialog;
+    this.hooks = hooks;
+    this.form = dialog.querySelector('form');
+    this.messages = this.form.elements.messages;
+    this.target = null; // {runId, round, original: the messages as first shown}
+    this.form.addEventListener('submit', (ev) => {
+      ev.preventDefault(); // the dialog stays open until the run has started
+      this.submit();
+    });
+    for (const name of ['close', 'cancel']) slot(dialog, name).addEventListener('click', () => dialog.close());
+  }
+
+  /** button puts "Rerun from here" in a round's header. */
+  button(head, runId, round, input) {
+    const b = Object.assign(document.createElement('button'), { type: 'button', className: 'ghost rerun-button' });
+    b.textContent = 'Rerun from here';
+    b.title = `Start a new run from the conversation as it stood before round ${round}`;
+    b.addEventListener('click', () => this.open(runId, round, input));
+    head.append(b);
+  }
+
+  open(runId, round, input) {
+    const f = this.form.elements;
+    for (const [name, id] of Object.entries(panel)) {
+      const from = document.getElementById(id);
+      f[name].replaceChildren(...[...from.options].map((o) => new Option(o.textContent, o.value)));
+      f[name].value = from.value;
+      f[name].disabled = from.disabled;
+    }
+    const delay = document.getElementById('set-delay');
+    Object.assign(f.tool_delay, { value: delay.value, max: delay.max });
+    // The agent writes the system prompt anew for the new run's settings.
+    const original = JSON.stringify((input.messages ?? []).filter((m) => m.role !== 'system'), null, 2);
+    this.messages.value = original;
+    this.target = { runId, round, original };
+    fill(this.dialog, { round: String(round) });
+    this.showError('');
+    this.dialog.showModal();
+  }
+
+  async submit() {
+    const f = this.form.elements;
+    const { runId, round, original } = this.target;
+    const body = { ...this.hooks.options(), round, dialect: f.dialect.value, tool_delay_ms: Math.round(Number(f.tool_delay.value) * 1000) };
+    delete body.think;
+    if (f.think.value !== 'auto') body.think = f.think.value === 'on';
+    if (!f.model.disabled) body.model = f.model.value;
+    if (this.messages.value !== original) {
+      try {
+        body.messages = JSON.parse(this.messages.value);
+      } catch (err) {
+        this.showError(`The messages are not valid JSON: ${err.message}`);
+        return;
+      }
+    }
+    const busy = this.hooks.busy();
+    if (busy) {
+      this.showError(busy);
+      return;
+    }
+    try {
+      await this.hooks.start(runId, body);
+      this.dialog.close();
+    } catch (err) {
+      this.showError(err.message);
+    }
+  }
+
+  showError(text) {
+    const error = slot(this.dialog, 'error');
+    error.textContent = text;
+    error.hidden = !text;
+  }
+}
+
+/**
+ * lineage says, at the top of a run's turn, which run and round it was
+ * forked from; the run's id shows that run when clicked.
+ */
+export function lineage(turn, fork, showRun) {
+  const line = Object.assign(document.createElement('p'), { className: 'lineage' });
+  const link = Object.assign(document.createElement('button'), { type: 'button', className: 'link', textContent: fork.run });
+  link.title = 'Show the run this one was forked from';
+  link.addEventListener('click', () => showRun(fork.run));
+  line.append('forked from run ', link, ` at round ${fork.round}`);
+  turn.querySelector('.user-msg').after(line);
+}

@@ -1,0 +1,73 @@
+package runs
+
+import (
+	"context"
+	"errors"
+
+	"github.com/toolscope/toolscope/agent"
+)
+
+// ErrNotPaused is Continue's error for a run that waits on nothing: one
+// not in step mode, between pauses, or finished.
+var ErrNotPaused = errors.New("the run is not paused")
+
+// pause is what a run in step mode waits on. It is set as the Paused
+// event is recorded, under the same lock, so that a viewer who sees the
+// event can always continue the run.
+type pause struct {
+	waiting *agent.Pause
+	resume  chan agent.Edit // takes the one Edit that ends the pause
+}
+
+func (p *pause) record(e agent.Event) {
+	if e.Type == agent.Paused {
+		p.waiting, p.resume = e.Pause, make(chan agent.Edit, 1)
+	}
+}
+
+// Step implements agent.Stepper: the run waits until [Run.Continue], or
+// until it is cancelled.
+func (r *Run) Step(ctx context.Context, _ agent.Pause) agent.Edit {
+	r.mu.Lock()
+	resume := r.pause.resume
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.pause = pause{}
+		r.mu.Unlock()
+	}()
+	select {
+	case e := <-resume:
+		return e
+	case <-ctx.Done():
+		return agent.Edit{}
+	}
+}
+
+// Continue ends the run's pause with e: the zero Edit goes on unchanged.
+// Its error is ErrNotPaused, or an *agent.EditError when e does not fit
+// what the run waits on.
+func (r *Run) Continue(e agent.Edit) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pause.waiting == nil || r.done {
+		return ErrNotPaused
+	}
+	if err := r.pause.waiting.Check(e); err != nil {
+		return err
+	}
+	r.pause.resume <- e
+	r.pause.waiting = nil // a second Continue finds the run not paused
+	return nil
+}
+
+// status is "running", "paused", or how the run ended; r.mu is held.
+func (r *Run) status() string {
+	switch {
+	case r.done:
+		return string(r.result.Reason)
+	case r.pause.waiting != nil:
+		return "paused"
+	}
+	return "running"
+}

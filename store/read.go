@@ -1,0 +1,103 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/runs"
+)
+
+// Load returns a finished run as recorded: viewers replay its events and
+// then their iteration ends.
+func (s *Store) Load(id string) (*runs.Run, error) {
+	var st runs.Stored
+	var fork, errText string
+	var started int64
+	var finished sql.NullInt64
+	err := s.db.QueryRow(`SELECT id, conversation_id, message, source, user_agent, forked_from, status, answer, error,
+		started_at, finished_at, rounds FROM runs WHERE id = ? AND status != ?`, id, statusRunning).Scan(
+		&st.ID, &st.ConversationID, &st.Message, &st.Source, &st.UserAgent, &fork, &st.Status, &st.Result.Text, &errText,
+		&started, &finished, &st.Result.Rounds)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoRun
+	}
+	if err != nil {
+		return nil, classify(s.path, err)
+	}
+	st.Started = time.UnixMicro(started)
+	if finished.Valid {
+		st.Ended = time.UnixMicro(finished.Int64)
+	}
+	st.Result.Reason = agent.Reason(st.Status)
+	if errText != "" {
+		st.Result.Err = errors.New(errText)
+	}
+	if fork != "" {
+		st.ForkedFrom = new(runs.Fork)
+		_ = json.Unmarshal([]byte(fork), st.ForkedFrom) // writeStart wrote it
+	}
+	if st.Events, err = s.loadEvents(id); err != nil {
+		return nil, classify(s.path, err)
+	}
+	return runs.Restore(st), nil
+}
+
+// loadEvents reads a run's events up to the first gap, which only a server
+// that stopped mid-run leaves: viewers resume by sequence number.
+func (s *Store) loadEvents(id string) ([]runs.Encoded, error) {
+	rows, err := s.db.Query(`SELECT seq, type, json FROM events WHERE run_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var events []runs.Encoded
+	for rows.Next() {
+		var e runs.Encoded
+		if err := rows.Scan(&e.Seq, &e.Type, &e.JSON); err != nil {
+			return nil, err
+		}
+		if e.Seq != len(events)+1 {
+			break
+		}
+		events = append(events, e)
+	}
+	return events, rows.Err()
+}
+
+// Find lists the recorded runs whose message, answer, model, tools or
+// status contain query, ignoring ASCII case (all for ""), newest first,
+// at most limit of them (all for 0).
+func (s *Store) Find(query string, limit int) ([]runs.Summary, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite's "no limit"
+	}
+	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(query) + "%"
+	rows, err := s.db.Query(`SELECT id, source, user_agent, message, status, started_at, forked_from FROM runs
+		WHERE message LIKE ?1 ESCAPE '\' OR answer LIKE ?1 ESCAPE '\' OR model LIKE ?1 ESCAPE '\'
+			OR tools LIKE ?1 ESCAPE '\' OR status LIKE ?1 ESCAPE '\'
+		ORDER BY started_at DESC LIMIT ?2`, like, limit)
+	if err != nil {
+		return nil, classify(s.path, err)
+	}
+	defer rows.Close()
+	list := []runs.Summary{}
+	for rows.Next() {
+		var sum runs.Summary
+		var started int64
+		var fork string
+		if err := rows.Scan(&sum.ID, &sum.Source, &sum.UserAgent, &sum.Message, &sum.Status, &started, &fork); err != nil {
+			return nil, classify(s.path, err)
+		}
+		sum.Started = time.UnixMicro(started)
+		if fork != "" {
+			sum.ForkedFrom = new(runs.Fork)
+			_ = json.Unmarshal([]byte(fork), sum.ForkedFrom)
+		}
+		list = append(list, sum)
+	}
+	return list, rows.Err()
+}

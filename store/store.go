@@ -1,0 +1,286 @@
+// Package store keeps runs and their events in an SQLite database, so that
+// they outlive the server: it is the [runs.Archive] of a Hub.
+//
+// It promises:
+//
+//   - Never to slow or block a run. A run hands each event over without
+//     waiting: one writer goroutine commits them behind the live stream,
+//     in batches. When the writer falls behind and its buffer is full, the
+//     event is not queued; the run's end writes every event it recorded,
+//     so a finished run is kept whole all the same.
+//   - Never to overwrite a database it cannot use. A database that another
+//     toolscope holds, that is damaged or not toolscope's, or that a newer
+//     toolscope wrote, is an [*Error] from [Open] and is left as it is. A
+//     write that fails later (a full disk) turns history off, says why in
+//     [Store.Status], and leaves what was written.
+//   - To keep the newest finished runs, up to [Options.KeepRuns], dropping
+//     the oldest first.
+//
+// A run still in progress when the server stopped is kept as cancelled.
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/toolscope/toolscope/runs"
+)
+
+// FileName is the database's name in its data directory.
+const FileName = "history.db"
+
+// Defaults of Options fields left zero.
+const (
+	DefaultKeepRuns    = 100
+	DefaultBuffer      = 8192
+	DefaultBatchEvents = 512
+	DefaultFlushEvery  = 100 * time.Millisecond
+)
+
+// Options tune a Store.
+type Options struct {
+	// KeepRuns is the most finished runs kept; the oldest go first.
+	KeepRuns int
+	// Buffer is how many events may wait for the writer.
+	Buffer int
+	// BatchEvents and FlushEvery say when the writer commits: once that
+	// many events wait, or that long after the last commit.
+	BatchEvents int
+	FlushEvery  time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.KeepRuns <= 0 {
+		o.KeepRuns = DefaultKeepRuns
+	}
+	if o.Buffer <= 0 {
+		o.Buffer = DefaultBuffer
+	}
+	if o.BatchEvents <= 0 {
+		o.BatchEvents = DefaultBatchEvents
+	}
+	if o.FlushEvery <= 0 {
+		o.FlushEvery = DefaultFlushEvery
+	}
+	return o
+}
+
+// Problem is what is wrong with a database, in an [Error].
+type Problem string
+
+// Problems of a database.
+const (
+	Locked  Problem = "locked"  // another toolscope is using it
+	Corrupt Problem = "corrupt" // damaged, or not a toolscope database
+	Full    Problem = "full"    // the disk is full
+	Newer   Problem = "newer"   // a newer toolscope wrote it
+	Failed  Problem = "failed"  // anything else: Err says what
+)
+
+// Error is why a database cannot be used. The database is left as it was.
+type Error struct {
+	Path    string
+	Problem Problem
+	Err     error
+}
+
+func (e *Error) Error() string {
+	what := map[Problem]string{
+		Locked:  "is in use by another toolscope",
+		Corrupt: "is damaged or is not a toolscope database",
+		Full:    "cannot be written: the disk is full",
+		Newer:   "was written by a newer toolscope",
+	}[e.Problem]
+	if what == "" {
+		return fmt.Sprintf("history database %s cannot be used: %v", e.Path, e.Err)
+	}
+	return fmt.Sprintf("history database %s %s", e.Path, what)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// classify words err, from the database at path, as an *Error.
+func classify(path string, err error) *Error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return &Error{Path: path, Problem: Locked, Err: err}
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return &Error{Path: path, Problem: Corrupt, Err: err}
+		case sqlite3.SQLITE_FULL:
+			return &Error{Path: path, Problem: Full, Err: err}
+		}
+	}
+	return &Error{Path: path, Problem: Failed, Err: err}
+}
+
+// DefaultDir is the user's data directory for toolscope:
+// $XDG_DATA_HOME/toolscope, else ~/.local/share/toolscope on Linux and
+// other Unix systems; the platform's own elsewhere.
+func DefaultDir() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "toolscope"), nil
+	}
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return filepath.Join(d, "toolscope"), nil
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	if runtime.GOOS == "darwin" {
+		return filepath.Join(home, "Library", "Application Support", "toolscope"), nil
+	}
+	return filepath.Join(home, ".local", "share", "toolscope"), nil
+}
+
+// Store is a database of runs. Create it with Open; it is safe for
+// concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+	opts Options
+
+	events chan queued
+	mu     sync.Mutex
+	marks  []mark // runs started or finished, in order, for the writer
+	wake   chan struct{}
+	syncs  chan chan struct{} // Sync's requests
+	quit   chan struct{}
+	done   chan struct{}
+
+	failed  atomic.Pointer[Error] // set once a write fails: history is then off
+	dropped atomic.Int64          // events not queued, written at their run's end
+	behind  sync.Map              // IDs of runs whose events wait for their end
+}
+
+type queued struct {
+	runID string
+	enc   runs.Encoded
+}
+
+// mark is a run that started, or finished.
+type mark struct {
+	run      *runs.Run
+	finished bool
+}
+
+// sqliteMagic starts every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// Open opens, or creates, the database in dir, making dir if need be.
+// While the Store is open no other toolscope can open it.
+func Open(dir string, opts Options) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, &Error{Path: dir, Problem: Failed, Err: err}
+	}
+	path := filepath.Join(dir, FileName)
+	if err := checkMagic(path); err != nil {
+		return nil, err
+	}
+	// One connection, which holds the database exclusively: a second
+	// toolscope fails at once (busy_timeout 0) instead of interleaving
+	// its runs or waiting.
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)&_pragma=locking_mode(EXCLUSIVE)"+
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	if err != nil {
+		return nil, classify(path, err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	if err := migrate(db); err != nil {
+		db.Close()
+		var e *Error
+		if errors.As(err, &e) {
+			e.Path = path
+			return nil, e
+		}
+		return nil, classify(path, err)
+	}
+	opts = opts.withDefaults()
+	s := &Store{db: db, path: path, opts: opts, events: make(chan queued, opts.Buffer),
+		wake: make(chan struct{}, 1), syncs: make(chan chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
+	go s.write()
+	return s, nil
+}
+
+// checkMagic refuses a file that is not an SQLite database before SQLite
+// sees it: SQLite may take a short one for an empty database and write
+// over it.
+func checkMagic(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return &Error{Path: path, Problem: Failed, Err: err}
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	n, err := io.ReadFull(f, head)
+	switch {
+	case n == 0 && errors.Is(err, io.EOF):
+		return nil // an empty file is an empty database
+	case err != nil || string(head) != sqliteMagic:
+		return &Error{Path: path, Problem: Corrupt, Err: errors.New("the file does not start as an SQLite database does")}
+	}
+	return nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Status says whether runs are being kept, and where, or why not.
+func (s *Store) Status() runs.History {
+	if e := s.failed.Load(); e != nil {
+		return runs.History{Path: s.path, Off: e.Error() + "; runs are kept in memory only"}
+	}
+	return runs.History{On: true, Path: s.path}
+}
+
+// Dropped returns the number of events that found the writer's buffer
+// full: each was written at its run's end instead.
+func (s *Store) Dropped() int64 { return s.dropped.Load() }
+
+// Sync returns once what the Store was told so far is committed, or has
+// failed to be.
+func (s *Store) Sync() {
+	done := make(chan struct{})
+	select {
+	case s.syncs <- done:
+		<-done
+	case <-s.done:
+	}
+}
+
+// Close writes what is waiting and closes the database. Call it once the
+// Hub has ended its runs.
+func (s *Store) Close() error {
+	close(s.quit)
+	<-s.done
+	return s.db.Close()
+}
+
+// fail turns history off after a write failed.
+func (s *Store) fail(err error) {
+	e := classify(s.path, err)
+	if s.failed.CompareAndSwap(nil, e) {
+		slog.Warn("history is off: runs are kept in memory only", "error", e)
+	}
+}
