@@ -1554,3 +1554,109 @@ func isSubsequence(want, got []string) bool {
 	}
 	return i == len(want)
 }
+
+// TestStepThroughARun runs the email request in step mode: at the call it
+// changes the subject, and the tool runs with it; then, in a second run,
+// it fakes the tool's result as an error, and the model's next round
+// reads the error and tells the user.
+func TestStepThroughARun(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(0)))
+	p.do(chromedp.Click(chromedp.ID("set-step")))
+	const newSubject = "Standup moved to 10:30"
+	p.send("Send an email to john@example.com about tomorrow's standup")
+	p.stepTo(1, "input")
+	p.screenshot("step-input")
+	p.continueWithSpace()
+	p.stepTo(1, "call")
+	p.clickStep("Edit arguments")
+	_ = eval[chromedp.Void](p, `(() => {
+  const box = document.querySelector('#chat .is-paused .step-controls .step-edit');
+  const args = JSON.parse(box.value);
+  args.subject = `+"`"+newSubject+"`"+`;
+  box.value = JSON.stringify(args);
+})()`)
+	p.screenshot("step-call")
+	p.clickStep("Run with these arguments")
+	p.stepTo(1, "response")
+	p.continueWithSpace()
+	p.stepTo(1, "input") // round 2
+	p.continueWithSpace()
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the stepped run ended %q", reason)
+	}
+	first := p.turns()[0].Rounds[0]
+	contains(t, "the parsed call", step(t, first, "call").Body, "Standup") // as the model wrote it
+	contains(t, "the executed call", step(t, first, "exec").Body, newSubject)
+	p.markedEdited("step-call", "step-exec")
+	was := eval[string](p, `document.querySelector('#chat .step-call .edited-badge').title`)
+	contains(t, "what the edited call was", was, `"subject"`)
+	if n := eval[int](p, `document.querySelectorAll('#chat .step-controls, #chat .is-paused').length`); n != 0 {
+		t.Errorf("%d step controls are left once the run has ended", n)
+	}
+
+	// A faked error: the tool does not run, the model reads the error.
+	const failure = "SMTP server unreachable"
+	p.do(chromedp.Click(chromedp.ID("new-conversation")))
+	p.send("Send an email to john@example.com about tomorrow's standup")
+	p.stepTo(1, "input")
+	p.continueWithSpace()
+	p.stepTo(1, "call")
+	p.clickStep("Fake result")
+	p.do(chromedp.SendKeys(chromedp.CSS(`#chat .is-paused .step-edit`), failure),
+		chromedp.Click(chromedp.CSS(`#chat .is-paused .step-controls input[type=checkbox]`)))
+	p.clickStep("Send this result")
+	p.stepTo(1, "response")
+	contains(t, "the response waiting to go back", eval[string](p, `document.querySelector('#chat .is-paused .step-edit').value`), failure)
+	p.continueWithSpace()
+	p.stepTo(1, "input")
+	p.continueWithSpace()
+	p.waitEnd(1)
+	p.screenshot("step-faked-error")
+	rounds := p.turns()[0].Rounds
+	faked := step(t, rounds[0], "exec")
+	contains(t, "the faked call's card", faked.Title, "failed")
+	p.markedEdited("step-exec")
+	contains(t, "the faked error", faked.Body, failure)
+	contains(t, "the model's answer", step(t, rounds[len(rounds)-1], "answer").Body, failure)
+}
+
+// markedEdited checks that the first card of each kind (class) in the
+// first turn wears the "edited" badge.
+func (p *page) markedEdited(kinds ...string) {
+	p.t.Helper()
+	for _, kind := range kinds {
+		if !eval[bool](p, fmt.Sprintf(`Boolean(document.querySelector('#chat .turn .%s .step-head .edited-badge'))`, kind)) {
+			p.t.Errorf("the %s card is not marked edited", kind)
+		}
+	}
+}
+
+// stepTo waits until turn n is paused at (input, call or response) with
+// its controls ready.
+func (p *page) stepTo(n int, at string) {
+	p.t.Helper()
+	cards := map[string]string{"input": ".step-send", "call": ".step-call", "response": ".step-pause"}
+	p.waitFor("a pause at "+at, fmt.Sprintf(`document.querySelectorAll('#chat .turn')[%d]?.querySelector('%s.is-paused .step-controls:not(.is-busy)')`, n-1, cards[at]))
+}
+
+// continueWithSpace presses Space outside any text field.
+func (p *page) continueWithSpace() {
+	p.t.Helper()
+	_ = eval[chromedp.Void](p, `document.activeElement?.blur()`)
+	p.do(chromedp.KeyEvent(" "))
+}
+
+// clickStep clicks the paused card's button labelled label.
+func (p *page) clickStep(label string) {
+	p.t.Helper()
+	ok := eval[bool](p, fmt.Sprintf(`(() => {
+  const b = [...document.querySelectorAll('#chat .is-paused .step-controls button')].find((b) => b.textContent === %q);
+  b?.click();
+  return Boolean(b);
+})()`, label))
+	if !ok {
+		p.screenshot("failed-step-" + strings.ReplaceAll(label, " ", "-"))
+		p.t.Fatalf("no %q button at the pause", label)
+	}
+}

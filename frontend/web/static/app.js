@@ -71,6 +71,7 @@ function runOptions() {
   // The demo model has one model and one mode, so its fields are disabled.
   if (!f.model.disabled) opts.model = f.model.value;
   if (!f.mode.disabled) opts.mode = f.mode.value;
+  if (f.step.checked) opts.step = true;
   return opts;
 }
 
@@ -128,6 +129,7 @@ function follow(run, turn) {
     onRound: running,
     onTools: markOffered,
     onRoundHead: rerun && ((head, round, input) => rerun.button(head, run.id, round, input)),
+    continueRun: viewer ? null : (body) => request('POST', `/api/runs/${run.id}/continue`, body),
     announce: (text) => {
       ui.announcer.textContent = text;
     },

@@ -3,6 +3,7 @@
 // renderer. Model text is set with textContent only.
 import { clone, fill, slot } from './dom.js';
 import { appendMarked, Marks, promptMarks, RawStream } from './marks.js';
+import { markEdited, showPause } from './step.js';
 
 /** createTurn draws a user's request; its rounds go inside. */
 export function createTurn(message) {
@@ -359,8 +360,9 @@ const handlers = {
 
   tool_finished(e) {
     const r = this.round(e.round);
+    // A result faked at a pause (step mode) comes with no tool_started.
+    if (!r.execs.has(e.call.index)) handlers.tool_started.call(this, e);
     const exec = r.execs.get(e.call.index);
-    if (!exec) return;
     clearInterval(exec.timer);
     const { card } = exec;
     card.classList.remove('is-live');
@@ -389,6 +391,15 @@ const handlers = {
     const card = this.round(e.round).add('response');
     appendMarked(slot(card, 'text'), e.text, { marks: this.marks });
     meta(card, `added as a user turn · ${plural(e.text.length, 'character')}`);
+  },
+
+  // Step mode: the run waits on the page (step.js draws the controls).
+  paused(e) {
+    showPause(this, e);
+  },
+
+  edited(e) {
+    markEdited(this, e);
   },
 
   round_finished(e) {
@@ -458,7 +469,8 @@ export class RunView {
    * @param {HTMLElement} turn from createTurn
    * @param {object} hooks showInput(input, round), onRound(n), announce(text),
    *   onTools(names): the tools the run offers the model,
-   *   onRoundHead(head, round, input): a round's header has been drawn
+   *   onRoundHead(head, round, input): a round's header has been drawn,
+   *   continueRun(body): ends a pause in step mode (absent: the page cannot)
    */
   constructor(turn, hooks = {}) {
     Object.assign(this, hooks);
