@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 count=${COUNT:-5}
 out=${OUT:-docs/benchmarks.md}
-gotest=(go test -run '^$' -bench '^BenchmarkParse$' -benchmem -count "$count" ./streamparser/)
+gotest=(go test -run '^$' -bench '^Benchmark(Parse|Dialects)$' -benchmem -count "$count" ./streamparser/)
 
 # shown quotes each argument that a shell would read differently.
 shown() {
@@ -60,6 +60,34 @@ table() {
 	}'
 }
 
+# dialects is the median of each dialect's runs of BenchmarkDialects.
+dialects() {
+	awk '$1 ~ /^BenchmarkDialects\// {
+		split($1, name, "/"); sub(/-[0-9]+$/, "", name[2])
+		for (i = 3; i < NF; i++) {
+			if ($(i+1) == "ns/op") ns = $i
+			if ($(i+1) == "allocs/op") allocs = $i
+		}
+		if (!(name[2] in order)) { order[name[2]] = ++n; names[n] = name[2] }
+		v[name[2], ++count[name[2]]] = ns; a[name[2]] = allocs
+	}
+	END {
+		print "| dialect | ns/op | allocs/op |"
+		print "| --- | ---: | ---: |"
+		for (i = 1; i <= n; i++) {
+			d = names[i]; c = count[d]
+			# An insertion sort: mawk, the awk of Debian, has no asort.
+			for (j = 1; j <= c; j++) {
+				x = v[d, j] + 0
+				for (k = j - 1; k >= 1 && s[k] > x; k--) s[k+1] = s[k]
+				s[k+1] = x
+			}
+			m = c % 2 ? s[(c+1)/2] : (s[c/2] + s[c/2+1]) / 2
+			printf "| %s | %.0f | %s |\n", d, m, a[d]
+		}
+	}' "$raw"
+}
+
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
 # Virtual machines often name the CPU vaguely in /proc/cpuinfo; Go asks
 # the processor itself.
@@ -99,6 +127,15 @@ $(table)
 - commit: $commit
 - command: \`COUNT=$count ./streamparser/bench.sh\`, which runs
   \`$(shown "${gotest[@]}")\`
+
+## Every dialect
+
+\`BenchmarkDialects\` parses the same reply with its call written in each
+dialect (by the dialect's own writer), in 4-byte chunks; Ollama's parser
+has no counterpart for most of them, so toolscope's runs alone. The median
+of $count runs:
+
+$(dialects)
 
 ## Reading the table
 

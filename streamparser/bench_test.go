@@ -18,7 +18,7 @@ import (
 //     that size, in 4-byte chunks, to show how the cost grows with it.
 //
 // Each iteration parses the whole reply, and must find its one call.
-// bench.sh runs it and prints the table of the README.
+// bench.sh runs it and writes docs/benchmarks.md.
 func BenchmarkParse(b *testing.B) {
 	cases := benchCases()
 	b.Run("toolscope", func(b *testing.B) {
@@ -125,4 +125,39 @@ func benchTool(name string, params ...string) api.Tool {
 		Name:       name,
 		Parameters: api.ToolFunctionParameters{Type: "object", Required: params, Properties: props},
 	}}
+}
+
+// BenchmarkDialects runs toolscope's parser on the realistic reply of
+// BenchmarkParse written in each dialect (the call by the dialect's own
+// writer), in 4-byte chunks. Ollama's parser has no counterpart for most
+// of them, so it runs alone; bench.sh adds its table to the page.
+func BenchmarkDialects(b *testing.B) {
+	call := []Draft{{Name: "send_mail", Args: []Arg{
+		{Name: "to", Value: []byte(`"john@example.com"`)},
+		{Name: "subject", Value: []byte(`"Standup tomorrow"`)},
+		{Name: "body", Value: []byte(`"Hi John,\n\nA reminder that our standup is tomorrow at 9:30 in room 4B. See you there!\n\nBest"`)},
+	}}}
+	prose, _, _ := strings.Cut(benchReply, "<tool_call>")
+	for _, d := range Dialects() {
+		var reply strings.Builder
+		reply.WriteString(prose)
+		d.WriteCalls(&reply, call)
+		b.Run(d.String(), func(b *testing.B) {
+			opts := Options{Dialect: d, Tools: []string{"send_mail"}}
+			p := New(opts)
+			calls := 0
+			emit := func(e Event) {
+				if e.Kind == CallParsed {
+					calls++
+				}
+			}
+			benchReplies(b, benchCase{d.String(), reply.String(), 4}, func(chunks []string) {
+				p.Reset(opts)
+				for _, s := range chunks {
+					p.Feed(s, emit)
+				}
+				p.Flush(emit)
+			}, &calls)
+		})
+	}
 }
