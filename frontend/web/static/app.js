@@ -164,6 +164,8 @@ function follow(run, turn) {
 function end(live) {
   live.source.close();
   refreshServers();
+  // The run list would say "running" until its next poll.
+  if (runHistory) refreshRuns();
   if (state.live !== live) return;
   setLive(null);
   // The Stop button just went away; the next thing to do is to type.
