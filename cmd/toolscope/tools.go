@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -111,10 +109,7 @@ func (c *command) retrieveOptions(r retrieve.Retriever, model string) retrieve.O
 	if r == retrieve.Lexical {
 		return retrieve.Options{}
 	}
-	var opts retrieve.Options
-	if dir, err := os.UserCacheDir(); err == nil {
-		opts.CacheDir = filepath.Join(dir, "toolscope", "embeddings")
-	}
+	opts := retrieve.Options{CacheDir: engine.EmbeddingsDir()}
 	if b, err := ollama.New(ollama.Config{Host: c.settings.OllamaHost, Model: c.settings.Model}); err == nil {
 		if base, err := url.Parse(b.BaseURL()); err == nil {
 			opts.Embedder = retrieve.NewOllama(base, model, nil)

@@ -290,7 +290,7 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request) {
 	case q.Error != "":
 		_ = st.send(map[string]string{"error": q.Error})
 	default:
-		_ = st.send(st.done(cmp.Or(q.DoneReason, "stop"), metrics(len(splitTokens(prompt)), len(lines))))
+		_ = st.send(st.done(cmp.Or(q.DoneReason, "stop"), metrics(len(SplitTokens(prompt)), len(lines))))
 	}
 }
 
@@ -315,7 +315,7 @@ func (st stream) send(line any) error {
 func (st stream) pieces(q queued) []any {
 	split := q.Split
 	if split == nil {
-		split = splitTokens
+		split = SplitTokens
 	}
 	var lines []any
 	for _, p := range split(q.Thinking) {

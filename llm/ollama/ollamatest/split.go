@@ -9,9 +9,9 @@ import "regexp"
 // to the whole input, and none ends inside a UTF-8 character.
 var tokenRE = regexp.MustCompile(` ?</?[A-Za-z_|][A-Za-z0-9_|]*>|\n+| ?[\p{L}\p{M}\p{N}]+| ?[^\s\p{L}\p{M}\p{N}]|\s`)
 
-// splitTokens is the default Reply.Split: token-sized pieces, as a real
-// Ollama streams them.
-func splitTokens(s string) []string {
+// SplitTokens is the default Reply.Split: token-sized pieces, as a real
+// Ollama streams them. Test servers of other protocols cut alike.
+func SplitTokens(s string) []string {
 	return tokenRE.FindAllString(s, -1)
 }
 

@@ -23,8 +23,8 @@ func TestSplitTokens(t *testing.T) {
 		{"", nil},
 	}
 	for _, tt := range tests {
-		if got := splitTokens(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("splitTokens(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := SplitTokens(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("SplitTokens(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -39,16 +39,16 @@ func TestSplitTokensCoversInput(t *testing.T) {
 		"invalid \xff\xfe bytes",
 		"<<>><a b>",
 	} {
-		pieces := splitTokens(in)
+		pieces := SplitTokens(in)
 		if got := strings.Join(pieces, ""); got != in {
-			t.Errorf("splitTokens(%q) joined = %q", in, got)
+			t.Errorf("SplitTokens(%q) joined = %q", in, got)
 		}
 		if !utf8.ValidString(in) {
 			continue
 		}
 		for _, p := range pieces {
 			if !utf8.ValidString(p) {
-				t.Errorf("splitTokens(%q) cut a character: piece %q", in, p)
+				t.Errorf("SplitTokens(%q) cut a character: piece %q", in, p)
 			}
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 )
 
 // DefaultModel is the model a new Server serves.
@@ -197,7 +198,7 @@ func (s *Server) take(req Request) (Reply, int, string) {
 	if !slices.Contains(s.models, req.Model) {
 		return Reply{}, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist.", req.Model)
 	}
-	if n := len(splitTokens(req.Prompt + messagesText(req.Messages))); n > s.maxModelLen {
+	if n := len(ollamatest.SplitTokens(req.Prompt + messagesText(req.Messages))); n > s.maxModelLen {
 		return Reply{}, http.StatusBadRequest, fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages.", s.maxModelLen, n)
 	}
 	if len(s.replies) == 0 {
