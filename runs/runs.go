@@ -176,9 +176,7 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 				// finish: the conversation must be free by then.
 				h.release(conv)
 			}
-			if enc, ok := r.append(e); ok && rec != nil {
-				rec.Event(r.ID, enc)
-			}
+			r.append(e)
 		})
 		r.finish(res)
 		if rec != nil {
@@ -314,13 +312,12 @@ type Run struct {
 	viewers atomic.Int64 // iterations of Events in progress
 }
 
-// append records e, and returns it as recorded, unless the run, being
-// stopped, drops it.
-func (r *Run) append(e agent.Event) (Encoded, bool) {
+// append records e, unless the run, being stopped, drops it.
+func (r *Run) append(e agent.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.over != nil && e.Type != agent.RunFinished {
-		return Encoded{}, false // the run is being stopped; only its end is still told
+		return // the run is being stopped; only its end is still told
 	}
 	e.Seq = len(r.events) + 1
 	r.pause.record(e)
@@ -336,7 +333,6 @@ func (r *Run) append(e agent.Event) (Encoded, bool) {
 	r.bytes += len(enc.JSON)
 	close(r.changed)
 	r.changed = make(chan struct{})
-	return enc, true
 }
 
 func (r *Run) finish(res agent.Result) {
@@ -505,13 +501,12 @@ func newID(prefix string) string {
 	return prefix + "-" + hex.EncodeToString(b)
 }
 
-// Recorder is told of each run a Hub starts, of each event as the run
-// records it, and of the run's end. Its methods are called on the run's
-// own goroutine, between the run's steps: they must return at once,
-// whatever they do with what they are told.
+// Recorder is told of each run a Hub starts and of the run's end; in
+// between it reads the run's events as they come with [Run.Log], at its
+// own pace. Its methods are called on the run's own goroutine: they must
+// return at once, whatever they do with what they are told.
 type Recorder interface {
 	Started(*Run)
-	Event(runID string, e Encoded)
 	Finished(*Run)
 }
 

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -49,21 +50,34 @@ func (s *Store) Load(id string) (*runs.Run, error) {
 // loadEvents reads a run's events up to the first gap, which only a server
 // that stopped mid-run leaves: viewers resume by sequence number.
 func (s *Store) loadEvents(id string) ([]runs.Encoded, error) {
-	rows, err := s.db.Query(`SELECT seq, type, json FROM events WHERE run_id = ? ORDER BY seq`, id)
+	rows, err := s.db.Query(`SELECT first_seq, events FROM chunks WHERE run_id = ? ORDER BY first_seq`, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var events []runs.Encoded
 	for rows.Next() {
-		var e runs.Encoded
-		if err := rows.Scan(&e.Seq, &e.Type, &e.JSON); err != nil {
+		var first int
+		var chunk []byte
+		if err := rows.Scan(&first, &chunk); err != nil {
 			return nil, err
 		}
-		if e.Seq != len(events)+1 {
+		if first != len(events)+1 {
 			break
 		}
-		events = append(events, e)
+		lines, err := unpack(chunk)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range lines {
+			var head struct {
+				Type agent.Type `json:"type"`
+			}
+			if err := json.Unmarshal(line, &head); err != nil {
+				return nil, fmt.Errorf("run %s, event %d: %w", id, len(events)+1, err)
+			}
+			events = append(events, runs.Encoded{Seq: len(events) + 1, Type: head.Type, JSON: line})
+		}
 	}
 	return events, rows.Err()
 }

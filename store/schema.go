@@ -4,15 +4,20 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/toolscope/toolscope/runs"
+
 	"github.com/toolscope/toolscope/agent"
 )
 
 // schemaVersion is the layout this toolscope writes, in PRAGMA
-// user_version: a database of a newer one is refused, never rewritten.
-const schemaVersion = 1
+// user_version: a database of a newer one is refused, never rewritten;
+// one of an older one is brought up to it. Layout 1 kept an event a row.
+const schemaVersion = 2
 
 // Times are Unix microseconds; tools is the names of the tools a run
-// called, each once, space-separated, for LIKE to search.
+// called, each once, space-separated, for LIKE to search. A chunk is
+// events of a run numbered from first_seq on, each an agent.Event's JSON
+// and a newline.
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
 	id              TEXT PRIMARY KEY,
@@ -32,12 +37,11 @@ CREATE TABLE IF NOT EXISTS runs (
 	tools           TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started_at);
-CREATE TABLE IF NOT EXISTS events (
-	run_id TEXT NOT NULL,
-	seq    INTEGER NOT NULL,
-	type   TEXT NOT NULL,
-	json   BLOB NOT NULL,
-	PRIMARY KEY (run_id, seq)
+CREATE TABLE IF NOT EXISTS chunks (
+	run_id    TEXT NOT NULL,
+	first_seq INTEGER NOT NULL,
+	events    BLOB NOT NULL,
+	PRIMARY KEY (run_id, first_seq)
 ) WITHOUT ROWID;
 `
 
@@ -45,9 +49,10 @@ CREATE TABLE IF NOT EXISTS events (
 // its agent.Reason.
 const statusRunning = "running"
 
-// migrate creates the tables, refusing a newer layout, and marks the runs
-// that were in progress when a server stopped as cancelled. Its writes
-// take the database's exclusive lock, held from then on.
+// migrate creates the tables, refusing a newer layout and bringing an
+// older one up to date, and marks the runs that were in progress when a
+// server stopped as cancelled. Its writes take the database's exclusive
+// lock, held from then on.
 func migrate(db *sql.DB) error {
 	var version int
 	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
@@ -64,6 +69,11 @@ func migrate(db *sql.DB) error {
 	if _, err := tx.Exec(schema); err != nil {
 		return err
 	}
+	if version == 1 {
+		if err := fromLayout1(tx); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.Exec(`UPDATE runs SET status = ?, error = ? WHERE status = ?`,
 		string(agent.Cancelled), "toolscope stopped before the run finished", statusRunning); err != nil {
 		return err
@@ -72,4 +82,43 @@ func migrate(db *sql.DB) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// fromLayout1 moves layout 1's events, a row each, into chunks: one for
+// each run's events that follow each other.
+func fromLayout1(tx *sql.Tx) error {
+	type chunk struct {
+		runID  string
+		events []runs.Encoded
+	}
+	var chunks []chunk
+	rows, err := tx.Query(`SELECT run_id, seq, json FROM events ORDER BY run_id, seq`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var runID string
+		var e runs.Encoded
+		if err := rows.Scan(&runID, &e.Seq, &e.JSON); err != nil {
+			rows.Close()
+			return err
+		}
+		if n := len(chunks); n > 0 && chunks[n-1].runID == runID && e.Seq == chunks[n-1].events[0].Seq+len(chunks[n-1].events) {
+			chunks[n-1].events = append(chunks[n-1].events, e)
+		} else {
+			chunks = append(chunks, chunk{runID, []runs.Encoded{e}})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var c chunker
+	for _, ch := range chunks {
+		if _, err := tx.Exec(insertChunk, ch.runID, ch.events[0].Seq, c.pack(ch.events)); err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(`DROP TABLE events`)
+	return err
 }

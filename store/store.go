@@ -3,11 +3,11 @@
 //
 // It promises:
 //
-//   - Never to slow or block a run. A run hands each event over without
-//     waiting: one writer goroutine commits them behind the live stream,
-//     in batches. When the writer falls behind and its buffer is full, the
-//     event is not queued; the run's end writes every event it recorded,
-//     so a finished run is kept whole all the same.
+//   - Never to slow or block a run. A run tells the Store when it starts
+//     and ends, without waiting; one writer goroutine reads the events
+//     each run has recorded in memory anyway ([runs.Run.Log]) and commits
+//     them behind the live stream, every [Options.FlushEvery], a run's
+//     new events as one row: a chunk of JSON Lines.
 //   - Never to overwrite a database it cannot use. A database that another
 //     toolscope holds, that is damaged or not toolscope's, or that a newer
 //     toolscope wrote, is an [*Error] from [Open] and is left as it is. A
@@ -43,33 +43,22 @@ const FileName = "history.db"
 
 // Defaults of Options fields left zero.
 const (
-	DefaultKeepRuns    = 100
-	DefaultBuffer      = 8192
-	DefaultBatchEvents = 512
-	DefaultFlushEvery  = 100 * time.Millisecond
+	DefaultKeepRuns   = 100
+	DefaultFlushEvery = 100 * time.Millisecond
 )
 
 // Options tune a Store.
 type Options struct {
 	// KeepRuns is the most finished runs kept; the oldest go first.
 	KeepRuns int
-	// Buffer is how many events may wait for the writer.
-	Buffer int
-	// BatchEvents and FlushEvery say when the writer commits: once that
-	// many events wait, or that long after the last commit.
-	BatchEvents int
-	FlushEvery  time.Duration
+	// FlushEvery is how often the writer commits the events of the runs
+	// in progress: what a crash can lose of them.
+	FlushEvery time.Duration
 }
 
 func (o Options) withDefaults() Options {
 	if o.KeepRuns <= 0 {
 		o.KeepRuns = DefaultKeepRuns
-	}
-	if o.Buffer <= 0 {
-		o.Buffer = DefaultBuffer
-	}
-	if o.BatchEvents <= 0 {
-		o.BatchEvents = DefaultBatchEvents
 	}
 	if o.FlushEvery <= 0 {
 		o.FlushEvery = DefaultFlushEvery
@@ -156,22 +145,14 @@ type Store struct {
 	path string
 	opts Options
 
-	events chan queued
-	mu     sync.Mutex
-	marks  []mark // runs started or finished, in order, for the writer
-	wake   chan struct{}
-	syncs  chan chan struct{} // Sync's requests
-	quit   chan struct{}
-	done   chan struct{}
+	mu    sync.Mutex
+	marks []mark // runs started or finished, in order, for the writer
+	wake  chan struct{}
+	syncs chan chan struct{} // Sync's requests
+	quit  chan struct{}
+	done  chan struct{}
 
-	failed  atomic.Pointer[Error] // set once a write fails: history is then off
-	dropped atomic.Int64          // events not queued, written at their run's end
-	behind  sync.Map              // IDs of runs whose events wait for their end
-}
-
-type queued struct {
-	runID string
-	enc   runs.Encoded
+	failed atomic.Pointer[Error] // set once a write fails: history is then off
 }
 
 // mark is a run that started, or finished.
@@ -197,7 +178,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	// toolscope fails at once (busy_timeout 0) instead of interleaving
 	// its runs or waiting.
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)&_pragma=locking_mode(EXCLUSIVE)"+
-		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(268435456)")
 	if err != nil {
 		return nil, classify(path, err)
 	}
@@ -213,10 +194,14 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		return nil, classify(path, err)
 	}
+	st, err := prepare(db)
+	if err != nil {
+		db.Close()
+		return nil, classify(path, err)
+	}
 	opts = opts.withDefaults()
-	s := &Store{db: db, path: path, opts: opts, events: make(chan queued, opts.Buffer),
-		wake: make(chan struct{}, 1), syncs: make(chan chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
-	go s.write()
+	s := &Store{db: db, path: path, opts: opts, wake: make(chan struct{}, 1), syncs: make(chan chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
+	go s.write(&writer{live: map[*runs.Run]int{}, stmts: st})
 	return s, nil
 }
 
@@ -253,10 +238,6 @@ func (s *Store) Status() runs.History {
 	}
 	return runs.History{On: true, Path: s.path}
 }
-
-// Dropped returns the number of events that found the writer's buffer
-// full: each was written at its run's end instead.
-func (s *Store) Dropped() int64 { return s.dropped.Load() }
 
 // Sync returns once what the Store was told so far is committed, or has
 // failed to be.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm/demo"
@@ -125,9 +126,9 @@ func TestFindSearchesTextModelToolAndOutcome(t *testing.T) {
 }
 
 func TestConcurrentRunsAreKeptWhole(t *testing.T) {
-	// A one-event buffer overflows at once: the runs' ends must still
-	// write every event.
-	s := open(t, t.TempDir(), store.Options{Buffer: 1, BatchEvents: 1})
+	// Flushing every millisecond writes each run in many chunks, while
+	// the other runs write theirs.
+	s := open(t, t.TempDir(), store.Options{FlushEvery: time.Millisecond})
 	defer s.Close()
 	messages := make([]string, 8)
 	for i := range messages {

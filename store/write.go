@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -18,10 +17,7 @@ func (s *Store) Started(r *runs.Run) { s.mark(mark{run: r}) }
 
 // Finished records how r ended, with every event it recorded. It never
 // waits for the database.
-func (s *Store) Finished(r *runs.Run) {
-	s.behind.Delete(r.ID)
-	s.mark(mark{run: r, finished: true})
-}
+func (s *Store) Finished(r *runs.Run) { s.mark(mark{run: r, finished: true}) }
 
 func (s *Store) mark(m mark) {
 	if s.failed.Load() != nil {
@@ -36,190 +32,170 @@ func (s *Store) mark(m mark) {
 	}
 }
 
-// Event queues e for the writer. A full buffer does not make the run
-// wait: the event, and the run's later ones, are left to the run's end,
-// which writes those the queue did not take. The queue so holds the first
-// events of each run, in order, and never a gap.
-func (s *Store) Event(runID string, e runs.Encoded) {
-	if s.failed.Load() != nil {
-		return
-	}
-	if _, ok := s.behind.Load(runID); ok {
-		s.dropped.Add(1)
-		return
-	}
-	select {
-	case s.events <- queued{runID, e}:
-	default:
-		s.behind.Store(runID, true)
-		if s.dropped.Add(1) == 1 {
-			slog.Warn("history: the writer fell behind; events are written when their run ends", "path", s.path)
-		}
-	}
+// writer is the state of the writer goroutine.
+type writer struct {
+	// live holds the runs in progress, each with how many of its events
+	// are written.
+	live map[*runs.Run]int
+	chunker
+	stmts
 }
 
-// write is the writer goroutine: it commits the queued events and marks
-// in batches until Close.
-func (s *Store) write() {
+// stmts are the writer's statements, prepared once: SQLite takes longer
+// to parse one than to write a chunk of a hundred tokens.
+type stmts struct {
+	start, chunk, end, dropChunks, dropRuns *sql.Stmt
+}
+
+// Runs beyond the newest n finished ones, for retention.
+const oldRuns = `SELECT id FROM runs WHERE status != 'running' ORDER BY started_at DESC LIMIT -1 OFFSET ?`
+
+const insertChunk = `INSERT OR IGNORE INTO chunks (run_id, first_seq, events) VALUES (?, ?, ?)`
+
+func prepare(db *sql.DB) (stmts, error) {
+	var st stmts
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{
+		{&st.start, `INSERT OR IGNORE INTO runs (id, conversation_id, message, source, user_agent, forked_from, status, started_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&st.chunk, insertChunk},
+		{&st.end, `UPDATE runs SET status = ?, answer = ?, error = ?, finished_at = ?, rounds = ?,
+			backend = ?, model = ?, tools = ? WHERE id = ?`},
+		{&st.dropChunks, `DELETE FROM chunks WHERE run_id IN (` + oldRuns + `)`},
+		{&st.dropRuns, `DELETE FROM runs WHERE id IN (` + oldRuns + `)`},
+	} {
+		var err error
+		if *p.stmt, err = db.Prepare(p.query); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// write is the writer goroutine: every FlushEvery, and at each run's start
+// and end, it commits in one transaction what the runs recorded since.
+func (s *Store) write(w *writer) {
 	defer close(s.done)
 	tick := time.NewTicker(s.opts.FlushEvery)
 	defer tick.Stop()
-	var batch []queued
-	written := map[string]int{} // events written of each run in progress
 	for {
 		select {
-		case q := <-s.events:
-			if batch = append(batch, q); len(batch) < s.opts.BatchEvents {
-				continue
-			}
 		case <-s.wake:
 		case <-tick.C:
 		case done := <-s.syncs:
-			batch = s.flush(s.drain(batch), written)
+			s.flush(w)
 			close(done)
 			continue
 		case <-s.quit:
-			s.flush(s.drain(batch), written)
+			s.flush(w)
 			return
 		}
-		batch = s.flush(batch, written)
+		s.flush(w)
 	}
 }
 
-// drain adds to batch the events queued now.
-func (s *Store) drain(batch []queued) []queued {
-	for {
-		select {
-		case q := <-s.events:
-			batch = append(batch, q)
-		default:
-			return batch
-		}
-	}
-}
-
-// flush commits batch and the marks made so far in one transaction, and
-// returns batch emptied for reuse.
-func (s *Store) flush(batch []queued, written map[string]int) []queued {
+// flush commits the runs started and finished since the last flush, and
+// the events every run in progress recorded since.
+func (s *Store) flush(w *writer) {
 	s.mu.Lock()
 	marks := s.marks
 	s.marks = nil
 	s.mu.Unlock()
-	if len(marks) > 0 {
-		// A run's end comes after all its events: those still queued
-		// belong in this commit, so that the end need not rewrite them.
-		batch = s.drain(batch)
+	if s.failed.Load() != nil || len(marks) == 0 && !w.pending() {
+		return
 	}
-	if len(batch) == 0 && len(marks) == 0 || s.failed.Load() != nil {
-		return batch[:0]
-	}
-	if err := s.commit(batch, marks, written); err != nil {
+	if err := s.commit(w, marks); err != nil {
 		s.fail(err)
 	}
-	return batch[:0]
 }
 
-func (s *Store) commit(batch []queued, marks []mark, written map[string]int) error {
+// pending reports whether a run in progress recorded events not written.
+func (w *writer) pending() bool {
+	for r, written := range w.live {
+		if len(r.Log()) > written {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Store) commit(w *writer, marks []mark) error {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := insertEvents(tx, batch); err != nil {
-		return err
-	}
-	for _, q := range batch {
-		written[q.runID]++
-	}
 	finished := false
 	for _, m := range marks {
-		if m.finished {
+		if !m.finished {
+			w.live[m.run] = 0
+			err = w.writeStart(tx, m.run)
+		} else if err = w.writeEvents(tx, m.run); err == nil {
+			delete(w.live, m.run)
 			finished = true
-			err = s.writeEnd(tx, m.run, written)
-		} else {
-			err = writeStart(tx, m.run)
+			err = w.writeEnd(tx, m.run)
 		}
 		if err != nil {
 			return err
 		}
 	}
+	for r := range w.live {
+		if err := w.writeEvents(tx, r); err != nil {
+			return err
+		}
+	}
 	if finished {
-		if err := s.retain(tx); err != nil {
+		// Retention: the oldest finished runs beyond KeepRuns go.
+		if _, err := tx.Stmt(w.dropChunks).Exec(s.opts.KeepRuns); err != nil {
+			return err
+		}
+		if _, err := tx.Stmt(w.dropRuns).Exec(s.opts.KeepRuns); err != nil {
 			return err
 		}
 	}
 	return tx.Commit()
 }
 
-func writeStart(tx *sql.Tx, r *runs.Run) error {
+func (w *writer) writeStart(tx *sql.Tx, r *runs.Run) error {
 	var fork string
 	if r.ForkedFrom != nil {
 		b, _ := json.Marshal(r.ForkedFrom) // a struct of a string and an int
 		fork = string(b)
 	}
-	_, err := tx.Exec(`INSERT OR IGNORE INTO runs (id, conversation_id, message, source, user_agent, forked_from, status, started_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.ConversationID, r.Message, string(r.Source), r.UserAgent, fork,
+	_, err := tx.Stmt(w.start).Exec(r.ID, r.ConversationID, r.Message, string(r.Source), r.UserAgent, fork,
 		statusRunning, r.Started.UnixMicro())
 	return err
 }
 
-// writeEnd records how r ended, and writes the events the queue left
-// out when it was full: all those after the ones it took.
-func (s *Store) writeEnd(tx *sql.Tx, r *runs.Run, written map[string]int) error {
+// writeEvents writes the events r recorded since the last call as one
+// chunk: one row, whatever their number, so that a token costs the
+// writer little more than a copy of its bytes.
+func (w *writer) writeEvents(tx *sql.Tx, r *runs.Run) error {
 	events := r.Log()
-	var rest []queued
-	for _, e := range events[min(written[r.ID], len(events)):] {
-		rest = append(rest, queued{r.ID, e})
+	written := w.live[r]
+	if written >= len(events) {
+		return nil
 	}
-	if err := insertEvents(tx, rest); err != nil {
+	if _, err := tx.Stmt(w.chunk).Exec(r.ID, written+1, w.pack(events[written:])); err != nil {
 		return err
 	}
-	delete(written, r.ID)
+	w.live[r] = len(events)
+	return nil
+}
+
+// writeEnd records how r ended.
+func (w *writer) writeEnd(tx *sql.Tx, r *runs.Run) error {
 	res, ended, _ := r.Outcome()
 	var errText string
 	if res.Err != nil {
 		errText = res.Err.Error()
 	}
-	backend, model, tools := describe(events)
-	_, err := tx.Exec(`UPDATE runs SET status = ?, answer = ?, error = ?, finished_at = ?, rounds = ?,
-		backend = ?, model = ?, tools = ? WHERE id = ?`, string(res.Reason), res.Text, errText, ended.UnixMicro(),
+	backend, model, tools := describe(r.Log())
+	_, err := tx.Stmt(w.end).Exec(string(res.Reason), res.Text, errText, ended.UnixMicro(),
 		res.Rounds, backend, model, tools, r.ID)
 	return err
-}
-
-// rowsPerInsert is how many events one INSERT writes: one statement per
-// event would cost the writer most of its time in database/sql.
-const rowsPerInsert = 500
-
-// insertEvents writes events, rowsPerInsert to a statement.
-func insertEvents(tx *sql.Tx, events []queued) error {
-	var full *sql.Stmt
-	args := make([]any, 0, 4*rowsPerInsert)
-	for chunk := range slices.Chunk(events, rowsPerInsert) {
-		args = args[:0]
-		for _, q := range chunk {
-			args = append(args, q.runID, q.enc.Seq, string(q.enc.Type), q.enc.JSON)
-		}
-		query := `INSERT OR IGNORE INTO events (run_id, seq, type, json) VALUES (?, ?, ?, ?)` +
-			strings.Repeat(`, (?, ?, ?, ?)`, len(chunk)-1)
-		var err error
-		switch {
-		case len(chunk) < rowsPerInsert:
-			_, err = tx.Exec(query, args...)
-		case full == nil:
-			if full, err = tx.Prepare(query); err != nil {
-				return err
-			}
-			defer full.Close()
-			fallthrough
-		default:
-			_, err = full.Exec(args...)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // describe finds in a run's events its backend and model, and the tools
@@ -239,16 +215,6 @@ func describe(events []runs.Encoded) (backend, model, tools string) {
 		}
 	}
 	return backend, model, strings.Join(called, " ")
-}
-
-// retain drops the oldest finished runs beyond KeepRuns.
-func (s *Store) retain(tx *sql.Tx) error {
-	const old = `SELECT id FROM runs WHERE status != 'running' ORDER BY started_at DESC LIMIT -1 OFFSET ?`
-	_, err := tx.Exec(`DELETE FROM events WHERE run_id IN (`+old+`)`, s.opts.KeepRuns)
-	if err == nil {
-		_, err = tx.Exec(`DELETE FROM runs WHERE id IN (`+old+`)`, s.opts.KeepRuns)
-	}
-	return err
 }
 
 // errNoRun is Load's error for a run the database does not hold.
