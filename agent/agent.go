@@ -248,12 +248,10 @@ func (r *run) send(e Event) {
 func (r *run) loop(ctx context.Context) Result {
 	for round := 1; ; round++ {
 		reply, err := r.round(ctx, round)
-		if msg := reply.message(); msg.Content != "" || msg.Thinking != "" {
-			r.conv.Messages = append(r.conv.Messages, msg)
-		}
+		r.keep(reply)
 		switch {
 		case ctx.Err() != nil:
-			r.answerCalls(ctx, round, reply.calls)
+			r.answerCalls(ctx, round, reply)
 			return Result{Reason: Cancelled, Text: reply.text(), Rounds: round}
 		case err != nil:
 			// The Error event says why, for the person; the model cannot
@@ -265,13 +263,22 @@ func (r *run) loop(ctx context.Context) Result {
 		case r.agent.cfg.ReturnCalls && reply.valid() != nil:
 			return Result{Reason: Returned, Text: reply.text(), Rounds: round, Calls: reply.valid()}
 		}
-		r.answerCalls(ctx, round, reply.calls)
+		r.answerCalls(ctx, round, reply)
 		switch {
 		case ctx.Err() != nil:
 			return Result{Reason: Cancelled, Rounds: round}
 		case round == r.agent.cfg.MaxRounds:
 			return Result{Reason: MaxRounds, Rounds: round}
 		}
+	}
+}
+
+// keep adds the model's reply to the conversation, and notes where: a
+// call edited at a pause is written back into it.
+func (r *run) keep(rep *reply) {
+	if msg := rep.message(); msg.Content != "" || msg.Thinking != "" {
+		rep.at = len(r.conv.Messages)
+		r.conv.Messages = append(r.conv.Messages, msg)
 	}
 }
 
@@ -291,12 +298,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		inThinking = streamparser.OpensThinking(in.Prompt)
 	}
 
-	parser := streamparser.New(streamparser.Options{
-		InThinking: inThinking,
-		Dialect:    cfg.Dialect,
-		Tools:      r.tools.Names(),
-		Schemas:    toolSchemas(r.tools),
-	})
+	parser := streamparser.New(r.parsing(inThinking))
 	onEvent := func(pe streamparser.Event) { r.parsed(round, rep, pe) }
 	sent := time.Now()
 	var firstToken time.Duration
@@ -344,8 +346,7 @@ func (r *run) parsed(round int, rep *reply, pe streamparser.Event) {
 				c.Reason = err.Error()
 			}
 		}
-		rep.content.WriteString(pe.Call.Text)
-		rep.calls = append(rep.calls, c)
+		rep.addCall(c, pe.Call.Text)
 		typ := ToolCallParsed
 		if c.Reason != "" {
 			typ = ToolCallInvalid
@@ -354,6 +355,11 @@ func (r *run) parsed(round int, rep *reply, pe streamparser.Event) {
 	case streamparser.CallInThinking:
 		r.send(Event{Type: ToolCallInThinking, Round: round, Text: pe.Text})
 	}
+}
+
+// parsing is how the run's replies are parsed.
+func (r *run) parsing(inThinking bool) streamparser.Options {
+	return streamparser.Options{InThinking: inThinking, Dialect: r.agent.cfg.Dialect, Tools: r.tools.Names(), Schemas: toolSchemas(r.tools)}
 }
 
 // toolSchemas gives the parser the tools' parameter schemas, which type
@@ -378,18 +384,25 @@ func (r *run) ollamaCall(round int, rep *reply, tc llm.ToolCall) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	raw := fmt.Sprintf("\n{\"name\": %q, \"arguments\": %s}\n", tc.Name, args)
-	c := &Call{Index: rep.index(-1 - len(rep.calls)), Name: tc.Name, Arguments: args, Raw: raw, ParsedBy: r.server()}
-	rep.content.WriteString("<tool_call>" + raw + "</tool_call>")
-	rep.calls = append(rep.calls, c)
+	c := &Call{Index: rep.index(-1 - len(rep.calls)), Name: tc.Name, Arguments: args, ParsedBy: r.server()}
+	var text string
+	c.Raw, text = trainedCall(tc.Name, args)
+	rep.addCall(c, text)
 	r.send(Event{Type: ToolCallParsed, Round: round, Call: c, ParsedBy: r.server()})
+}
+
+// trainedCall writes a call in the format Qwen and Hermes models were
+// trained on: its payload raw, and its text, tags included.
+func trainedCall(name string, args json.RawMessage) (raw, text string) {
+	raw = fmt.Sprintf("\n{\"name\": %q, \"arguments\": %s}\n", name, args)
+	return raw, "<tool_call>" + raw + "</tool_call>"
 }
 
 // answerCalls runs the calls in order and adds their responses to the
 // conversation as one user turn. Once ctx has ended, the calls left get a
 // "not run" response, so the history stays well-formed for a follow-up.
-func (r *run) answerCalls(ctx context.Context, round int, calls []*Call) {
-	r.respond(round, calls, func(c *Call) string { return r.execute(ctx, round, c) },
+func (r *run) answerCalls(ctx context.Context, round int, rep *reply) {
+	r.respond(round, rep.calls, func(c *Call) string { return r.execute(ctx, round, rep, c) },
 		func(text string) string { return r.stepResponse(ctx, round, text) })
 }
 
@@ -417,8 +430,8 @@ func (r *run) respond(round int, calls []*Call, answer func(*Call) string, revie
 	r.send(Event{Type: ToolResponse, Round: round, Text: text})
 }
 
-// execute runs one call and returns the text the model reads back.
-func (r *run) execute(ctx context.Context, round int, c *Call) string {
+// execute runs one call of rep and returns the text the model reads back.
+func (r *run) execute(ctx context.Context, round int, rep *reply, c *Call) string {
 	if c.Reason != "" {
 		return errorJSON(c.Reason)
 	}
@@ -428,7 +441,7 @@ func (r *run) execute(ctx context.Context, round int, c *Call) string {
 	if r.agent.cfg.Stepper != nil {
 		var text string
 		var done bool
-		if c, text, done = r.stepCall(ctx, round, c); done {
+		if c, text, done = r.stepCall(ctx, round, rep, c); done {
 			return text
 		}
 	}
@@ -535,7 +548,20 @@ type reply struct {
 	content  strings.Builder // everything outside thinking, tags included
 	thinking strings.Builder
 	calls    []*Call
+	spans    []span      // where each of calls is written in content
 	indexes  map[int]int // the parser's call numbers (or -1, -2, … for Ollama's) to the reply's
+	at       int         // its message's index in the conversation, once kept there
+}
+
+// span is where a call is written in a reply's content.
+type span struct{ start, end int }
+
+// addCall records a call of the reply, written as text.
+func (rep *reply) addCall(c *Call, text string) {
+	start := rep.content.Len()
+	rep.content.WriteString(text)
+	rep.calls = append(rep.calls, c)
+	rep.spans = append(rep.spans, span{start, rep.content.Len()})
 }
 
 // index numbers the calls of a reply in the order they appear, whoever

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/streamparser"
@@ -46,7 +48,9 @@ type Pause struct {
 // Prompt is sent as it is, in chat mode its Messages, which the
 // conversation then keeps. At AtCall, Skip answers the call "not run"
 // without running it, else Result or Error fake what the tool returned
-// (Error wins), else Arguments replace the call's. At AtResponse,
+// (Error wins), else Arguments replace the call's: the tool runs with
+// them, and the reply in the conversation holds the edited call in the
+// model's place (see [Change.NotWritten]). At AtResponse,
 // Response replaces the text the model reads back.
 type Edit struct {
 	Input     *llm.Input      `json:"input,omitempty"`
@@ -117,6 +121,11 @@ type Change struct {
 	What string          `json:"what"`
 	Was  json.RawMessage `json:"was"`
 	Now  json.RawMessage `json:"now,omitempty"`
+	// NotWritten, for edited arguments, says why the conversation keeps
+	// the model's own text of the call: the dialect cannot write the
+	// edited call so that it reads back as it ran. Empty when the edited
+	// call took the place of the model's.
+	NotWritten string `json:"not_written,omitempty"`
 }
 
 // pause waits on the Stepper; without one, or once ctx has ended, it
@@ -157,9 +166,9 @@ func (r *run) stepInput(ctx context.Context, round int, in llm.Input) llm.Input 
 	return now
 }
 
-// stepCall pauses before a call runs. It returns the call to run, or
-// done with the text the model reads back when the call is not run.
-func (r *run) stepCall(ctx context.Context, round int, c *Call) (run *Call, text string, done bool) {
+// stepCall pauses before a call of rep runs. It returns the call to run,
+// or done with the text the model reads back when the call is not run.
+func (r *run) stepCall(ctx context.Context, round int, rep *reply, c *Call) (run *Call, text string, done bool) {
 	e := r.pause(ctx, Pause{At: AtCall, Round: round, Call: c})
 	if ctx.Err() != nil {
 		return c, errorJSON("not run: " + stoppedByUser), true
@@ -185,6 +194,7 @@ func (r *run) stepCall(ctx context.Context, round int, c *Call) (run *Call, text
 		changed := *c
 		changed.Arguments = compact(e.Arguments)
 		change.What, change.Now = "arguments", changed.Arguments
+		change.NotWritten = r.writeBack(rep, c, &changed)
 		r.edited(round, change, false)
 		return &changed, "", false
 	}
@@ -200,6 +210,116 @@ func (r *run) stepResponse(ctx context.Context, round int, text string) string {
 	}
 	r.edited(round, Change{At: AtResponse, What: "response", Was: mustJSON(text), Now: mustJSON(*e.Response)}, false)
 	return *e.Response
+}
+
+// writeBack puts the call that runs, now, in place of the call the model
+// wrote, was, in the reply's text and so in the conversation: the model
+// then reads back the call its response answers. A call Ollama or an
+// OpenAI-compatible server parsed is written as the history holds such
+// calls (trainedCall); any other as the dialect's writer writes it,
+// between the model's own markers where they can hold it (a call in a
+// list stays in its list), else as a call of its own. Either must read
+// back as the calls that ran, or the text keeps the model's call, and
+// writeBack says why. Arguments edited into the same values leave the
+// model's text as it wrote it.
+func (r *run) writeBack(rep *reply, was, now *Call) (notWritten string) {
+	if sameJSON(was.Arguments, now.Arguments) {
+		return ""
+	}
+	i := slices.Index(rep.calls, was)
+	at := rep.spans[i]
+	content := rep.content.String()
+	ran := slices.Clone(rep.calls)
+	ran[i] = now
+	var texts []string
+	if was.ParsedBy == "toolscope" {
+		texts = r.rewrites(content[at.start:at.end], was, now)
+	} else {
+		_, text := trainedCall(now.Name, now.Arguments)
+		texts = []string{text}
+	}
+	for _, text := range texts {
+		next := content[:at.start] + text + content[at.end:]
+		if was.ParsedBy == "toolscope" && !r.readsAs(next, ran) {
+			continue
+		}
+		rep.content.Reset()
+		rep.content.WriteString(next)
+		shift := len(text) - (at.end - at.start)
+		rep.spans[i].end += shift
+		for j := i + 1; j < len(rep.spans); j++ {
+			rep.spans[j].start += shift
+			rep.spans[j].end += shift
+		}
+		// Later edits of the reply read it back against the call that ran.
+		rep.calls[i] = now
+		r.conv.Messages[rep.at].Content = rep.text()
+		return ""
+	}
+	return fmt.Sprintf("written in the %s dialect, the edited call would not read back as the call that ran", r.agent.cfg.Dialect)
+}
+
+// rewrites are the ways to write now in place of the text of was, which
+// the model wrote, best first: now's payload between was's markers and
+// its spacing, then now written whole.
+func (r *run) rewrites(old string, was, now *Call) []string {
+	draft, err := streamparser.NewDraft(now.Name, now.Arguments)
+	if err != nil {
+		return nil // an edit's arguments are a JSON object, checked before
+	}
+	var b strings.Builder
+	r.agent.cfg.Dialect.WriteCalls(&b, []streamparser.Draft{draft})
+	whole := b.String()
+	calls := r.parse(whole)
+	at := strings.Index(old, was.Raw)
+	if len(calls) != 1 || at < 0 {
+		return []string{whole}
+	}
+	core := strings.TrimSpace(was.Raw)
+	lead := strings.Index(was.Raw, core)
+	inner := was.Raw[:lead] + strings.TrimSpace(calls[0].Raw) + was.Raw[lead+len(core):]
+	return []string{old[:at] + inner + old[at+len(was.Raw):], whole}
+}
+
+// parse reads the calls in a reply's content, as the run's rounds do.
+func (r *run) parse(content string) []*streamparser.Call {
+	var calls []*streamparser.Call
+	collect := func(e streamparser.Event) {
+		if e.Kind == streamparser.CallParsed || e.Kind == streamparser.CallInvalid {
+			calls = append(calls, e.Call)
+		}
+	}
+	p := streamparser.New(r.parsing(false))
+	p.Feed(content, collect)
+	p.Flush(collect)
+	return calls
+}
+
+// readsAs reports whether content reads as the calls toolscope parsed of
+// ran: the same valid calls, with the same arguments, in place.
+func (r *run) readsAs(content string, ran []*Call) bool {
+	var want []*Call
+	for _, c := range ran {
+		if c.ParsedBy == "toolscope" {
+			want = append(want, c)
+		}
+	}
+	got := r.parse(content)
+	if len(got) != len(want) {
+		return false
+	}
+	for i, c := range want {
+		if (got[i].Reason == "") != (c.Reason == "") || c.Reason == "" && (got[i].Name != c.Name || !sameJSON(got[i].Arguments, c.Arguments)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameJSON reports whether a and b hold the same value, however written.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
+	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
 )
 
@@ -203,5 +205,178 @@ func TestPauseCheck(t *testing.T) {
 		if (c.field == "") != (err == nil) || ee != nil && ee.Field != c.field {
 			t.Errorf("Check(%+v) at %s = %v, want a problem with %q", c.e, c.p.At, err, c.field)
 		}
+	}
+}
+
+// mail writes a send_mail call to whom, its arguments in the order the
+// tool lists them, as the dialect's own writer writes it.
+func mail(d streamparser.Dialect, to ...string) string {
+	var drafts []streamparser.Draft
+	for _, who := range to {
+		draft, err := streamparser.NewDraft("send_mail", json.RawMessage(`{"to": "`+who+`", "subject": "Standup", "body": "See you at 9."}`))
+		if err != nil {
+			panic(err)
+		}
+		drafts = append(drafts, draft)
+	}
+	var b strings.Builder
+	d.WriteCalls(&b, drafts)
+	return b.String()
+}
+
+// sendTo answers the pause of each call named in to by sending its mail
+// to the address given; body, if given, replaces the body.
+func sendTo(to map[int]string, body ...string) stepperFunc {
+	return func(_ context.Context, p agent.Pause) agent.Edit {
+		if p.At != agent.AtCall || to[p.Call.Index] == "" {
+			return agent.Edit{}
+		}
+		args, _ := json.Marshal(struct {
+			To      string `json:"to"`
+			Subject string `json:"subject"`
+			Body    string `json:"body"`
+		}{to[p.Call.Index], "Standup", append(body, "See you at 9.")[0]})
+		return agent.Edit{Arguments: args}
+	}
+}
+
+// An edited call takes the place of the model's in the conversation,
+// written in the run's dialect, so that round 2 reads back the call its
+// response answers, in raw and in chat mode.
+func TestStepEditedArgumentsAreWrittenBack(t *testing.T) {
+	cases := []struct {
+		name    string
+		dialect streamparser.Dialect
+		reply   string // the model's
+		edit    int    // the call edited
+		want    string // the reply as round 2 reads it
+	}{
+		{"hermes", streamparser.Hermes, mail(streamparser.Hermes, "ann@co.com"), 0, mail(streamparser.Hermes, "bea@co.com")},
+		// The model's own layout around the call stays.
+		{"hermes, the model's spacing", streamparser.Hermes,
+			"Sending.\n<tool_call>{\"name\":\"send_mail\",\"arguments\":{\"to\":\"ann@co.com\",\"subject\":\"Standup\",\"body\":\"See you at 9.\"}}</tool_call>", 0,
+			"Sending.\n<tool_call>{\"name\": \"send_mail\", \"arguments\": {\"to\": \"bea@co.com\", \"subject\": \"Standup\", \"body\": \"See you at 9.\"}}</tool_call>"},
+		{"pythonic", streamparser.Pythonic, `<<function>>send_mail(to='ann@co.com', subject='Standup', body='See you at 9.')`, 0, mail(streamparser.Pythonic, "bea@co.com")},
+		{"qwen3coder", streamparser.Qwen3Coder, mail(streamparser.Qwen3Coder, "ann@co.com"), 0, mail(streamparser.Qwen3Coder, "bea@co.com")},
+		// A call in a list stays in its list, beside the model's other call.
+		{"mistral list, second call", streamparser.Mistral, mail(streamparser.Mistral, "cy@co.com", "ann@co.com"), 1, mail(streamparser.Mistral, "cy@co.com", "bea@co.com")},
+		// Mistral's newer form cannot hold the list's payload: the call is written whole.
+		{"mistral name[ARGS]", streamparser.Mistral, `[TOOL_CALLS]send_mail[ARGS]{"to": "ann@co.com", "subject": "Standup", "body": "See you at 9."}`, 0, mail(streamparser.Mistral, "bea@co.com")},
+	}
+	for _, c := range cases {
+		for _, mode := range []llm.Mode{llm.ModeRaw, llm.ModeChat} {
+			t.Run(c.name+"/"+string(mode), func(t *testing.T) {
+				f := newFixture(t, mode, nil, func(cfg *agent.Config) { cfg.Dialect = c.dialect })
+				f.agent = f.agent.Stepping(sendTo(map[int]string{c.edit: "bea@co.com"}))
+				f.server.Reply(ollamatest.Reply{Text: c.reply}, ollamatest.Reply{Text: "Sent."})
+				res, events := f.run(context.Background(), &agent.Conversation{}, "mail the team")
+				if res.Reason != agent.Answered {
+					t.Fatalf("result %+v", res)
+				}
+				assistant, original := readBack(t, f.server.Requests()[1], "ann@co.com")
+				if assistant != c.want || original {
+					t.Errorf("round 2 reads the reply as\n%s\nwant\n%s", assistant, c.want)
+				}
+				edited := ofType(events, agent.Edited)
+				if len(edited) != 1 || edited[0].Change.NotWritten != "" || !strings.Contains(string(edited[0].Change.Was), "ann@co.com") ||
+					!strings.Contains(string(edited[0].Change.Now), "bea@co.com") {
+					t.Errorf("edited = %+v, want what was there, what replaced it, and written", edited)
+				}
+			})
+		}
+	}
+}
+
+// readBack returns the model's reply as a round-2 request gives it back
+// (in raw mode its turn in the prompt, in chat mode its message), and
+// whether the request holds text anywhere.
+func readBack(t *testing.T, req ollamatest.Request, text string) (reply string, holds bool) {
+	t.Helper()
+	if req.Raw {
+		_, turn, ok := strings.Cut(req.Prompt, "<|im_start|>assistant\n")
+		if !ok {
+			t.Fatalf("no assistant turn in the prompt:\n%s", req.Prompt)
+		}
+		reply, _, _ = strings.Cut(turn, "<|im_end|>")
+		return reply, strings.Contains(req.Prompt, text)
+	}
+	for _, m := range req.Messages {
+		if m.Role == "assistant" {
+			reply = m.Content
+		}
+		holds = holds || strings.Contains(m.Content, text)
+	}
+	return reply, holds
+}
+
+// Two calls of one reply edited: each is written where the model wrote
+// it, whatever the other's new length.
+func TestStepEditedCallsOfOneReply(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	f.agent = f.agent.Stepping(sendTo(map[int]string{0: "beatrice@co.com", 1: "di@co.com"}))
+	f.server.Reply(ollamatest.Reply{Text: "Two mails.\n" + mail(streamparser.Hermes, "ann@co.com", "cy@co.com") + "\nDone."}, ollamatest.Reply{Text: "Sent."})
+	if res, _ := f.run(context.Background(), &agent.Conversation{}, "mail the team"); res.Reason != agent.Answered {
+		t.Fatalf("result %+v", res)
+	}
+	want := "Two mails.\n" + mail(streamparser.Hermes, "beatrice@co.com", "di@co.com") + "\nDone."
+	if got, _ := readBack(t, f.server.Requests()[1], ""); got != want {
+		t.Errorf("round 2 reads the reply as\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A call Ollama's own parser read is written back as such calls are kept.
+func TestStepEditedOllamaCallIsWrittenBack(t *testing.T) {
+	f := newFixture(t, llm.ModeChat, nil)
+	f.agent = f.agent.Stepping(sendTo(map[int]string{0: "bea@co.com"}))
+	f.server.Reply(
+		ollamatest.Reply{ToolCalls: []llm.ToolCall{{Name: "send_mail", Arguments: json.RawMessage(`{"to":"ann@co.com","subject":"Standup","body":"See you at 9."}`)}}},
+		ollamatest.Reply{Text: "Sent."},
+	)
+	if res, _ := f.run(context.Background(), &agent.Conversation{}, "mail the team"); res.Reason != agent.Answered {
+		t.Fatalf("result %+v", res)
+	}
+	want := "<tool_call>\n" + `{"name": "send_mail", "arguments": {"to":"bea@co.com","subject":"Standup","body":"See you at 9."}}` + "\n</tool_call>"
+	if got, original := readBack(t, f.server.Requests()[1], "ann@co.com"); got != want || original {
+		t.Errorf("round 2 reads the reply as\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A Qwen3-Coder value cannot hold </tool_call>: the edited call would
+// not read back as it ran, so the conversation keeps the model's call,
+// and the edited event says why.
+func TestStepEditNotWrittenKeepsTheModelsCall(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil, func(cfg *agent.Config) { cfg.Dialect = streamparser.Qwen3Coder })
+	f.agent = f.agent.Stepping(sendTo(map[int]string{0: "bea@co.com"}, "Ends with </tool_call> here."))
+	reply := mail(streamparser.Qwen3Coder, "ann@co.com")
+	f.server.Reply(ollamatest.Reply{Text: reply}, ollamatest.Reply{Text: "Sent."})
+	res, events := f.run(context.Background(), &agent.Conversation{}, "mail the team")
+	if res.Reason != agent.Answered {
+		t.Fatalf("result %+v", res)
+	}
+	if got, _ := readBack(t, f.server.Requests()[1], ""); got != reply {
+		t.Errorf("round 2 reads the reply as\n%s\nwant the model's own\n%s", got, reply)
+	}
+	finished := ofType(events, agent.ToolFinished)
+	if len(finished) != 1 || !strings.Contains(string(finished[0].Call.Arguments), "bea@co.com") {
+		t.Fatalf("tool_finished = %+v, want the edited call run", finished)
+	}
+	edited := ofType(events, agent.Edited)
+	if len(edited) != 1 || !strings.Contains(edited[0].Change.NotWritten, "qwen3coder") {
+		t.Errorf("edited = %+v, want why the call was not written", edited)
+	}
+}
+
+// Arguments "edited" into the same values leave the model's text as it
+// wrote it, its own spacing included.
+func TestStepUnchangedArgumentsKeepTheModelsText(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	f.agent = f.agent.Stepping(sendTo(map[int]string{0: "ann@co.com"}))
+	reply := `<tool_call>{"name":"send_mail","arguments":{"to":"ann@co.com","subject":"Standup","body":"See you at 9."}}</tool_call>`
+	f.server.Reply(ollamatest.Reply{Text: reply}, ollamatest.Reply{Text: "Sent."})
+	if res, _ := f.run(context.Background(), &agent.Conversation{}, "mail the team"); res.Reason != agent.Answered {
+		t.Fatalf("result %+v", res)
+	}
+	if got, _ := readBack(t, f.server.Requests()[1], ""); got != reply {
+		t.Errorf("round 2 reads the reply as\n%s\nwant the model's own\n%s", got, reply)
 	}
 }

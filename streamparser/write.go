@@ -3,6 +3,7 @@ package streamparser
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 )
 
@@ -19,6 +20,35 @@ type Draft struct {
 type Arg struct {
 	Name  string
 	Value json.RawMessage
+}
+
+// NewDraft returns the Draft of a call to name with arguments, a JSON
+// object such as a Call's, its members in the order they are written: a
+// call that was read, or changed, is written back in the same order.
+func NewDraft(name string, arguments json.RawMessage) (Draft, error) {
+	dec := json.NewDecoder(bytes.NewReader(arguments))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return Draft{}, errors.New("the arguments are not a JSON object")
+	}
+	d := Draft{Name: name}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return Draft{}, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return Draft{}, err
+		}
+		d.Args = append(d.Args, Arg{Name: key.(string), Value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return Draft{}, err
+	}
+	if dec.More() {
+		return Draft{}, errors.New("the arguments hold more than one JSON object")
+	}
+	return d, nil
 }
 
 // WriteCalls writes calls in d the way a model taught by d's Instructions

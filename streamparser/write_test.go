@@ -70,3 +70,24 @@ func TestWriteCallsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// NewDraft keeps the arguments' order, and their values as written.
+func TestNewDraft(t *testing.T) {
+	d, err := NewDraft("send_mail", json.RawMessage(` {"to": "a@co.com", "cc": ["b"], "at": {"h": 9}} `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	Hermes.WriteCalls(&b, []Draft{d})
+	if want := "<tool_call>\n" + `{"name": "send_mail", "arguments": {"to": "a@co.com", "cc": ["b"], "at": {"h": 9}}}` + "\n</tool_call>"; b.String() != want {
+		t.Errorf("written back as\n%s\nwant\n%s", b.String(), want)
+	}
+	if d, err := NewDraft("none", json.RawMessage(`{}`)); err != nil || len(d.Args) != 0 {
+		t.Errorf("NewDraft of {} = %+v, %v", d, err)
+	}
+	for _, bad := range []string{``, `[1]`, `"x"`, `{"a": }`, `{"a": 1`, `{"a": 1} {}`} {
+		if _, err := NewDraft("x", json.RawMessage(bad)); err == nil {
+			t.Errorf("NewDraft accepts %q", bad)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,8 +14,8 @@ import (
 
 // terminalStepper pauses a chat run (--step) and reads what to do from
 // the chat's own input, one line an answer: Enter goes on, "e TEXT"
-// replaces what the run waits on, "f TEXT" fakes a tool's result, "s"
-// skips a call.
+// replaces what the run waits on, "f TEXT" fakes a tool's result, "x
+// TEXT" its error, "s" skips a call.
 type terminalStepper struct {
 	lines <-chan string
 	out   io.Writer
@@ -23,7 +24,7 @@ type terminalStepper struct {
 // stepHelp is the prompt at each kind of pause.
 var stepHelp = map[agent.Point]string{
 	agent.AtInput:    "[Enter] send, e TEXT: replace the input (a raw prompt, \\n for a new line; in chat mode a JSON list of messages)",
-	agent.AtCall:     "[Enter] run, e {JSON}: replace the arguments, f TEXT: fake the result, s: skip",
+	agent.AtCall:     "[Enter] run, e {JSON}: replace the arguments, f TEXT: fake the result, x TEXT: fake an error, s: skip",
 	agent.AtResponse: "[Enter] send, e TEXT: replace the response (\\n for a new line)",
 }
 
@@ -78,6 +79,11 @@ func readEdit(p agent.Pause, line string) (agent.Edit, error) {
 		return agent.Edit{Skip: true}, nil
 	case cmd == "f":
 		return agent.Edit{Result: &unescaped}, nil
+	case cmd == "x" && strings.TrimSpace(text) == "":
+		// An empty error is no edit at all: the tool would run.
+		return agent.Edit{}, errors.New("x needs the error's text: x TEXT")
+	case cmd == "x":
+		return agent.Edit{Error: unescaped}, nil
 	case cmd == "e" && p.At == agent.AtCall:
 		return agent.Edit{Arguments: json.RawMessage(text)}, nil
 	case cmd == "e" && p.At == agent.AtResponse:

@@ -329,11 +329,15 @@ func assistantText(text string, calls []chatToolCall, d streamparser.Dialect, i 
 	}
 	drafts := make([]streamparser.Draft, len(calls))
 	for j, c := range calls {
-		args, err := orderedArgs(c.Function.Arguments)
+		args := c.Function.Arguments
+		if strings.TrimSpace(args) == "" {
+			args = "{}" // a call with no arguments
+		}
+		draft, err := streamparser.NewDraft(c.Function.Name, json.RawMessage(args))
 		if err != nil || c.Function.Name == "" {
 			return "", badRequest(fmt.Sprintf("messages[%d].tool_calls[%d]", i, j), "a tool call needs a function name and arguments that are a JSON object")
 		}
-		drafts[j] = streamparser.Draft{Name: c.Function.Name, Args: args}
+		drafts[j] = draft
 	}
 	var b strings.Builder
 	if text != "" {
@@ -341,32 +345,4 @@ func assistantText(text string, calls []chatToolCall, d streamparser.Dialect, i 
 	}
 	d.WriteCalls(&b, drafts)
 	return b.String(), nil
-}
-
-// orderedArgs reads a JSON object's members in the order they are
-// written, which is how the model wrote them.
-func orderedArgs(s string) ([]streamparser.Arg, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("not a JSON object")
-	}
-	var args []streamparser.Arg
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		args = append(args, streamparser.Arg{Name: t.(string), Value: v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	return args, nil
 }

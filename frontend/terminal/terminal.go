@@ -31,6 +31,9 @@ type Renderer struct {
 	// demo is set while the demo model runs: its pace is a setting, so its
 	// speed is labelled as scripted.
 	demo bool
+	// faked holds the round's calls whose result or error was typed at a
+	// pause (step mode): the tool did not run, so it has no time to show.
+	faked map[int]bool
 }
 
 // Render writes one event.
@@ -44,6 +47,14 @@ func (r *Renderer) Render(e agent.Event) {
 		r.runStarted(e.Run)
 	case agent.RoundStarted:
 		r.said.Reset()
+		clear(r.faked)
+	case agent.Edited:
+		if c := e.Change; c.Call != nil && (c.What == "result" || c.What == "error") {
+			if r.faked == nil {
+				r.faked = map[int]bool{}
+			}
+			r.faked[*c.Call] = true
+		}
 	case agent.ThinkingDelta:
 		r.thought(e.Text)
 	case agent.TextDelta:
@@ -106,7 +117,11 @@ func (r *Renderer) toolFinished(e agent.Event) {
 	if e.Error != "" {
 		result = "error: " + e.Error
 	}
-	fmt.Fprintf(r.Log, "tool: %s(%s) = %s  (%.1fs)\n", printable(e.Call.Name), printable(string(e.Call.Arguments)), oneLine(result), e.DurationMS/1000)
+	took := fmt.Sprintf("%.1fs", e.DurationMS/1000)
+	if r.faked[e.Call.Index] {
+		took = "faked"
+	}
+	fmt.Fprintf(r.Log, "tool: %s(%s) = %s  (%s)\n", printable(e.Call.Name), printable(string(e.Call.Arguments)), oneLine(result), took)
 }
 
 func (r *Renderer) counters(round int, s *agent.RoundStats) {

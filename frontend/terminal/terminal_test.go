@@ -135,3 +135,31 @@ func TestErrorsNameTheirFlag(t *testing.T) {
 		t.Errorf("Explain of a plain error = %q, want its text", got)
 	}
 }
+
+// A result typed at a pause (step mode) was not timed: its line says it
+// was faked, and only for that call of that round.
+func TestRendererMarksFakedResults(t *testing.T) {
+	first, second := 0, 1
+	mail := func(i int) *agent.Call {
+		return &agent.Call{Index: i, Name: "send_mail", Arguments: json.RawMessage(`{}`)}
+	}
+	var out, log strings.Builder
+	r := &Renderer{Out: &out, Log: &log}
+	for _, e := range []agent.Event{
+		{Type: agent.RoundStarted, Round: 1},
+		{Type: agent.Edited, Round: 1, Change: &agent.Change{At: agent.AtCall, Call: &first, What: "error"}},
+		{Type: agent.ToolFinished, Round: 1, Call: mail(0), Error: "mailbox full"},
+		{Type: agent.Edited, Round: 1, Change: &agent.Change{At: agent.AtCall, Call: &second, What: "arguments"}},
+		{Type: agent.ToolFinished, Round: 1, Call: mail(1), Result: "sent", DurationMS: 1500},
+		{Type: agent.RoundStarted, Round: 2},
+		{Type: agent.ToolFinished, Round: 2, Call: mail(0), Result: "sent", DurationMS: 200},
+	} {
+		r.Render(e)
+	}
+	want := "tool: send_mail({}) = error: mailbox full  (faked)\n" +
+		"tool: send_mail({}) = sent  (1.5s)\n" +
+		"tool: send_mail({}) = sent  (0.2s)\n"
+	if log.String() != want {
+		t.Errorf("log\n got: %q\nwant: %q", log.String(), want)
+	}
+}

@@ -1556,19 +1556,24 @@ func isSubsequence(want, got []string) bool {
 }
 
 // TestStepThroughARun runs the email request in step mode: at the call it
-// changes the subject, and the tool runs with it; then, in a second run,
-// it fakes the tool's result as an error, and the model's next round
-// reads the error and tells the user.
+// changes the subject, and the tool runs with it, and round 2 reads back
+// the edited call; then, in a second run, it fakes the tool's result as
+// an error, and the model's next round reads the error and tells the
+// user. All along the status line says what a pause waits for, and that
+// the run runs again once it goes on.
 func TestStepThroughARun(t *testing.T) {
 	t.Parallel()
 	p := open(t, serve(t, demoModel(0)))
 	p.do(chromedp.Click(chromedp.ID("set-step")))
+	p.recordStatus()
 	const newSubject = "Standup moved to 10:30"
 	p.send("Send an email to john@example.com about tomorrow's standup")
 	p.stepTo(1, "input")
+	p.statusSays("Paused · round 1 · before the model call")
 	p.screenshot("step-input")
 	p.continueWithSpace()
 	p.stepTo(1, "call")
+	p.statusSays("Paused · round 1 · before send_mail runs")
 	p.clickStep("Edit arguments")
 	_ = eval[chromedp.Void](p, `(() => {
   const box = document.querySelector('#chat .is-paused .step-controls .step-edit');
@@ -1579,11 +1584,22 @@ func TestStepThroughARun(t *testing.T) {
 	p.screenshot("step-call")
 	p.clickStep("Run with these arguments")
 	p.stepTo(1, "response")
+	p.statusSays("Paused · round 1 · before the response goes back")
 	p.continueWithSpace()
 	p.stepTo(1, "input") // round 2
+	p.statusSays("Paused · round 2 · before the model call")
+	// The model reads back the call that ran, written as it writes calls.
+	contains(t, "round 2's input", eval[string](p, `document.querySelector('#chat .is-paused .step-edit').value`),
+		`"subject": "`+newSubject+`"`)
 	p.continueWithSpace()
 	if reason := p.waitEnd(1); reason != agent.Answered {
 		t.Fatalf("the stepped run ended %q", reason)
+	}
+	want := []string{"Paused · round 1 · before the model call", "Running · round 1", "Paused · round 1 · before send_mail runs",
+		"Running · round 1", "Paused · round 1 · before the response goes back", "Running · round 1",
+		"Paused · round 2 · before the model call", "Running · round 2", "Ready"}
+	if got := eval[[]string](p, `window.statuses`); !isSubsequence(want, got) {
+		t.Errorf("the status line said %q, want %q in that order", got, want)
 	}
 	first := p.turns()[0].Rounds[0]
 	contains(t, "the parsed call", step(t, first, "call").Body, "Standup") // as the model wrote it
@@ -1591,6 +1607,7 @@ func TestStepThroughARun(t *testing.T) {
 	p.markedEdited("step-call", "step-exec")
 	was := eval[string](p, `document.querySelector('#chat .step-call .edited-badge').title`)
 	contains(t, "what the edited call was", was, `"subject"`)
+	contains(t, "where the edited call went", was, "The conversation holds the edited call")
 	if n := eval[int](p, `document.querySelectorAll('#chat .step-controls, #chat .is-paused').length`); n != 0 {
 		t.Errorf("%d step controls are left once the run has ended", n)
 	}
@@ -1615,10 +1632,35 @@ func TestStepThroughARun(t *testing.T) {
 	p.screenshot("step-faked-error")
 	rounds := p.turns()[0].Rounds
 	faked := step(t, rounds[0], "exec")
-	contains(t, "the faked call's card", faked.Title, "failed")
+	contains(t, "the faked call's card", faked.Title, "Faked error of send_mail")
+	if faked.Meta != "faked" {
+		t.Errorf("the faked call's card shows %q where a tool's time goes, want \"faked\"", faked.Meta)
+	}
 	p.markedEdited("step-exec")
 	contains(t, "the faked error", faked.Body, failure)
 	contains(t, "the model's answer", step(t, rounds[len(rounds)-1], "answer").Body, failure)
+}
+
+// recordStatus keeps each text the side panel's status line shows, in
+// window.statuses, for statusSays and for a test to read.
+func (p *page) recordStatus() {
+	p.t.Helper()
+	_ = eval[chromedp.Void](p, `(() => {
+  const status = document.getElementById('run-status');
+  window.statuses = [status.textContent];
+  new MutationObserver(() => {
+    if (window.statuses.at(-1) !== status.textContent) window.statuses.push(status.textContent);
+  }).observe(status, { childList: true, characterData: true, subtree: true });
+})()`)
+}
+
+// statusSays checks the status line now, and its dot's tone for a pause.
+func (p *page) statusSays(want string) {
+	p.t.Helper()
+	got := eval[[]string](p, `[document.getElementById('run-status').textContent, document.getElementById('run-dot').dataset.tone]`)
+	if got[0] != want || strings.HasPrefix(want, "Paused") && got[1] != "paused" {
+		p.t.Errorf("the status line says %q (tone %q), want %q", got[0], got[1], want)
+	}
 }
 
 // markedEdited checks that the first card of each kind (class) in the

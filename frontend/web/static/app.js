@@ -9,6 +9,7 @@ import { Replay } from './replay.js';
 import { lineage, Rerun } from './rerun.js';
 import { Compare } from './compare.js';
 import { startPresenter } from './presenter.js';
+import { pausedOn, waitsFor } from './step.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -123,10 +124,18 @@ function markOffered(names) {
 
 /** follow draws a run's events as they arrive, resuming after drops. */
 function follow(run, turn) {
-  const running = () => setStatus(`Running · round ${Math.max(view.rounds.size, 1)}`, 'live');
+  // A run in step mode that waits on a pause is not running: it says what
+  // it waits for. A run being stopped says so until it ends.
+  const progress = () => {
+    if (live.stopping) return;
+    const pause = pausedOn(view);
+    if (pause) setStatus(`Paused · round ${pause.round} · ${waitsFor(pause)}`, 'paused');
+    else setStatus(`Running · round ${Math.max(view.rounds.size, 1)}`, 'live');
+  };
   const view = new RunView(turn, {
     showInput: (input, round, marks) => dialog.show(input, round, marks),
-    onRound: running,
+    onRound: progress,
+    onPause: progress,
     onTools: markOffered,
     onRoundHead: rerun && ((head, round, input) => rerun.button(head, run.id, round, input)),
     continueRun: viewer ? null : (body) => request('POST', `/api/runs/${run.id}/continue`, body),
@@ -148,7 +157,7 @@ function follow(run, turn) {
     });
   }
   source.addEventListener('open', () => {
-    if (!view.finished) running();
+    if (!view.finished) progress();
   });
   source.addEventListener('error', () => {
     if (source.readyState === EventSource.CLOSED) {
@@ -177,10 +186,12 @@ async function stop() {
   const live = state.live;
   if (!live?.id) return;
   for (const b of stopButtons) b.disabled = true;
+  live.stopping = true;
   setStatus('Stopping…', 'warn');
   try {
     await request('POST', `/api/runs/${live.id}/cancel`);
   } catch (err) {
+    live.stopping = false;
     for (const b of stopButtons) b.disabled = false;
     showComposerError(`Could not stop the run: ${err.message}`);
   }

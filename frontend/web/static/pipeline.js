@@ -63,6 +63,7 @@ class Round {
     this.replied = false; // the reply ran to its end: the backend said why it stopped
     this.calls = new Map(); // call index → card
     this.execs = new Map(); // call index → {card, timer}
+    this.faked = new Set(); // indexes of the calls whose result was typed at a pause
     parent.append(this.el);
   }
 
@@ -186,6 +187,19 @@ function errorCard(card, message, where, fix = null) {
     slot(card, 'next').append(' ', show);
   }
   slot(card, 'next').hidden = false;
+  return card;
+}
+
+/**
+ * execCard draws the card of a call's tool run, with the pill in its
+ * header that times the run (a faked result's says so instead).
+ */
+function execCard(round, call) {
+  const card = round.add('exec');
+  fill(card, { call: callText(call) });
+  const pill = document.createElement('span');
+  pill.className = 'timer';
+  slot(card, 'meta').append(pill);
   return card;
 }
 
@@ -342,14 +356,11 @@ const handlers = {
 
   tool_started(e) {
     const r = this.round(e.round);
-    const card = r.add('exec');
+    const card = execCard(r, e.call);
     card.classList.add('is-live');
     title(card, `Executing ${e.call.name}`);
-    fill(card, { call: callText(e.call) });
-    const timer = document.createElement('span');
-    timer.className = 'timer';
+    const timer = slot(card, 'meta').querySelector('.timer');
     timer.setAttribute('role', 'timer');
-    slot(card, 'meta').append(timer);
     const start = performance.now();
     const tick = () => {
       timer.textContent = `${((performance.now() - start) / 1000).toFixed(1)} s`;
@@ -360,15 +371,18 @@ const handlers = {
 
   tool_finished(e) {
     const r = this.round(e.round);
-    // A result faked at a pause (step mode) comes with no tool_started.
-    if (!r.execs.has(e.call.index)) handlers.tool_started.call(this, e);
+    // A result typed at a pause (step mode) comes with no tool_started:
+    // no tool ran, so there is no time to show.
+    const faked = r.faked.has(e.call.index);
+    if (!r.execs.has(e.call.index)) r.execs.set(e.call.index, { card: execCard(r, e.call) });
     const exec = r.execs.get(e.call.index);
     clearInterval(exec.timer);
     const { card } = exec;
     card.classList.remove('is-live');
     card.classList.toggle('is-failed', Boolean(e.error));
-    title(card, e.error ? `${e.call.name} failed` : `Executed ${e.call.name}`);
-    slot(card, 'meta').querySelector('.timer').textContent = duration(e.duration_ms ?? 0);
+    if (faked) title(card, `Faked ${e.error ? 'error' : 'result'} of ${e.call.name}`);
+    else title(card, e.error ? `${e.call.name} failed` : `Executed ${e.call.name}`);
+    slot(card, 'meta').querySelector('.timer').textContent = faked ? 'faked' : duration(e.duration_ms ?? 0);
     if (e.error) {
       fill(card, { error: e.error });
       slot(card, 'error').hidden = false;
@@ -399,6 +413,8 @@ const handlers = {
   },
 
   edited(e) {
+    const { what, call } = e.change;
+    if (what === 'result' || what === 'error') this.round(e.round).faked.add(call);
     markEdited(this, e);
   },
 
@@ -470,7 +486,8 @@ export class RunView {
    * @param {object} hooks showInput(input, round), onRound(n), announce(text),
    *   onTools(names): the tools the run offers the model,
    *   onRoundHead(head, round, input): a round's header has been drawn,
-   *   continueRun(body): ends a pause in step mode (absent: the page cannot)
+   *   continueRun(body): ends a pause in step mode (absent: the page cannot),
+   *   onPause(pause): the run waits on a pause (step mode), or no longer (null)
    */
   constructor(turn, hooks = {}) {
     Object.assign(this, hooks);

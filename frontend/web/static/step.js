@@ -1,12 +1,24 @@
 // step.js: step mode on the page. A paused run shows, on the card of what
 // it waits on, the controls that continue it, unchanged or edited; each
 // change the run reports marks its card "edited". The controls go as soon
-// as the run moves on, whoever continued it, or when it is stopped.
+// as the run moves on, whoever continued it, or when it is stopped; the
+// view's onPause hook hears both, for the page's status line.
 import { slot } from './dom.js';
 import { RUN_EVENT } from './pipeline.js';
 
 // The pauses that wait on this page, newest last: Space continues the newest.
 const waiting = [];
+
+/** waitsFor says what a pause waits on: "before the model call". */
+export function waitsFor(pause) {
+  if (pause.at === 'call') return `before ${pause.call?.name ?? 'the tool'} runs`;
+  return pause.at === 'input' ? 'before the model call' : 'before the response goes back';
+}
+
+/** pausedOn returns the pause a view's run waits on (as a paused event has it), or null. */
+export function pausedOn(view) {
+  return view.step?.pause?.pause ?? null;
+}
 
 /**
  * showPause draws the controls of a paused event on its card. Without the
@@ -34,9 +46,10 @@ export function showPause(view, e) {
   const panel = document.createElement('div');
   panel.className = 'step-controls';
   card.querySelector('.step-body').append(panel);
-  state.pause = { seq: e.seq, card, panel };
+  state.pause = { seq: e.seq, pause: p, card, panel };
+  view.onPause?.(p);
   if (!view.continueRun) {
-    panel.append(text('p', 'hint', 'Paused: waiting for the operator to continue.'));
+    panel.append(text('p', 'hint', `Paused ${waitsFor(p)}: waiting for the operator to continue.`));
     return;
   }
   const pause = { panel, go: (body) => go(panel, view, body) };
@@ -70,7 +83,10 @@ function follow(view) {
   view.step = state;
   view.turn.addEventListener(RUN_EVENT, (ev) => {
     const e = ev.detail;
-    if (state.pause && e.seq > state.pause.seq) endPause(state);
+    if (state.pause && e.seq > state.pause.seq) {
+      endPause(state);
+      view.onPause?.(null);
+    }
     if (e.type === 'tool_started' || e.type === 'tool_finished' || e.type === 'tool_response') markLater(view, state, e);
   });
   return view.step;
@@ -122,6 +138,12 @@ function editNote(c) {
       return `The ${c.what === 'error' ? 'error' : 'result'} was typed at a pause: the tool did not run.`;
     case 'input':
       return `Edited at a pause. Was:\n${clip(was.mode === 'chat' ? JSON.stringify(was.messages, null, 1) : was.prompt ?? '')}`;
+    case 'arguments': {
+      const history = c.not_written
+        ? `The conversation keeps the model's own call: ${c.not_written}.`
+        : "The conversation holds the edited call in place of the model's.";
+      return `Edited at a pause. Was:\n${clip(JSON.stringify(was))}\n\n${history}`;
+    }
     default:
       return `Edited at a pause. Was:\n${clip(typeof was === 'string' ? was : JSON.stringify(was))}`;
   }
