@@ -30,7 +30,7 @@ type runRequest struct {
 	Model          string `json:"model"`
 	Mode           string `json:"mode"`
 	Dialect        string `json:"dialect"`
-	MaxRounds      int    `json:"max_rounds"`
+	MaxRounds      *int   `json:"max_rounds"`
 	ToolDelayMS    *int   `json:"tool_delay_ms"`
 	Think          *bool  `json:"think"`
 	// ToolsTopK is how many tools the run offers, chosen for the
@@ -49,7 +49,7 @@ func (req *runRequest) settings(base engine.Settings) (engine.Settings, error) {
 	if strings.TrimSpace(req.Message) == "" {
 		problems = append(problems, `"message" is empty: say what the model should do`)
 	}
-	o := engine.Overrides{Think: req.Think, ToolsTopK: req.ToolsTopK}
+	o := engine.Overrides{Think: req.Think, ToolsTopK: req.ToolsTopK, MaxRounds: req.MaxRounds}
 	if req.Retriever != "" {
 		r := retrieve.Retriever(req.Retriever)
 		o.Retriever = &r
@@ -63,9 +63,6 @@ func (req *runRequest) settings(base engine.Settings) (engine.Settings, error) {
 	if req.Mode != "" {
 		mode := llm.Mode(req.Mode)
 		o.Mode = &mode
-	}
-	if req.MaxRounds != 0 {
-		o.MaxRounds = &req.MaxRounds
 	}
 	var delayErr error
 	if ms := req.ToolDelayMS; ms != nil {
@@ -83,8 +80,10 @@ func (req *runRequest) settings(base engine.Settings) (engine.Settings, error) {
 		o.Dialect = &d
 		bad = append(bad, err)
 	}
+	// base is the engine's, defaults filled in: a zero left now is one
+	// the request wrote.
 	s := base.With(o)
-	bad = append(bad, s.Validate(), delayErr)
+	bad = append(bad, s.ValidateAsWritten(), delayErr)
 	for _, err := range bad {
 		problems = append(problems, req.word(err)...)
 	}
@@ -214,7 +213,8 @@ func (s *Server) getRun(c *fiber.Ctx) error {
 }
 
 // listRuns lists the kept runs, newest first, whoever started them: those
-// in memory and those in the history, of this server or an earlier one.
+// in memory and those in the history, of this server or an earlier one,
+// which say "stored": true.
 // ?q= keeps those whose text, model, tools or outcome contain it. A
 // history that cannot be read leaves the runs in memory, and says why.
 func (s *Server) listRuns(c *fiber.Ctx) error {

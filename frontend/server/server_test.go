@@ -268,6 +268,7 @@ func TestBadRequests(t *testing.T) {
 		{"empty message", "/api/runs", `{"message": "  "}`, 400, `"message" is empty`},
 		{"bad options", "/api/runs", `{"message": "hi", "backend": "gpt", "mode": "fast", "max_rounds": 99, "tool_delay_ms": -1}`, 400,
 			`"backend" "gpt" is unknown: use ollama, demo, auto or openai; "mode" "fast" is unknown: use raw or chat; "max_rounds" 99 must be from 1 to 50; "tool_delay_ms" -1 must be from 0 to 60000`},
+		{"zero rounds", "/api/runs", `{"message": "hi", "max_rounds": 0}`, 400, `"max_rounds" 0 must be from 1 to 50`},
 		{"bad dialect", "/api/runs", `{"message": "", "dialect": "yaml"}`, 400, `"message" is empty: say what the model should do; "dialect" "yaml" is unknown: use hermes`},
 		{"demo in chat mode", "/api/runs", `{"message": "hi", "backend": "demo", "mode": "chat"}`, 400, `"mode" "chat" is not available: the demo model has no chat mode`},
 		{"too large", "/api/runs", `{"message": "` + strings.Repeat("a", server.DefaultBodyLimit) + `"}`, 413, "too large: send at most 64 KiB"},
