@@ -317,6 +317,26 @@ func step(t *testing.T, r roundView, kind string) stepView {
 	return stepView{}
 }
 
+// callThenAnswer checks that turn asked request and took two rounds, a
+// tool call whose result goes back and then an answer, and returns them.
+func callThenAnswer(t *testing.T, turn turnView, request string) (r1, r2 roundView) {
+	t.Helper()
+	if turn.Message != request {
+		t.Errorf("the request shows %q, want %q", turn.Message, request)
+	}
+	if len(turn.Rounds) != 2 {
+		t.Fatalf("%d rounds, want 2 (call, then answer)", len(turn.Rounds))
+	}
+	r1, r2 = turn.Rounds[0], turn.Rounds[1]
+	if got, want := kinds(r1), []string{"send", "thinking", "raw", "call", "exec", "response"}; !equal(got, want) {
+		t.Errorf("round 1 steps = %v, want %v", got, want)
+	}
+	if got, want := kinds(r2), []string{"send", "thinking", "raw", "answer"}; !equal(got, want) {
+		t.Errorf("round 2 steps = %v, want %v", got, want)
+	}
+	return r1, r2
+}
+
 func kinds(r roundView) []string {
 	var ks []string
 	for _, s := range r.Steps {
@@ -402,19 +422,7 @@ func TestSeedPrompts(t *testing.T) {
 			p.screenshot(tt.name + "-final")
 
 			turn := p.turns()[0]
-			if turn.Message != tt.prompt {
-				t.Errorf("the request shows %q, want %q", turn.Message, tt.prompt)
-			}
-			if len(turn.Rounds) != 2 {
-				t.Fatalf("%d rounds, want 2 (call, then answer)", len(turn.Rounds))
-			}
-			r1, r2 := turn.Rounds[0], turn.Rounds[1]
-			if got, want := kinds(r1), []string{"send", "thinking", "raw", "call", "exec", "response"}; !equal(got, want) {
-				t.Errorf("round 1 steps = %v, want %v", got, want)
-			}
-			if got, want := kinds(r2), []string{"send", "thinking", "raw", "answer"}; !equal(got, want) {
-				t.Errorf("round 2 steps = %v, want %v", got, want)
-			}
+			r1, r2 := callThenAnswer(t, turn, tt.prompt)
 
 			contains(t, "the round 1 input summary", step(t, r1, "send").Meta, "toolscope-demo · raw mode · hermes calls · 2 messages")
 			contains(t, "thinking", step(t, r1, "thinking").Body, "Okay, the user wants me to")

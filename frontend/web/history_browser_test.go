@@ -119,19 +119,7 @@ func (p *page) search(q string) {
 // and gives its result back, and a round that answers.
 func checkEmailPipeline(t *testing.T, turn turnView, request string) {
 	t.Helper()
-	if turn.Message != request {
-		t.Errorf("the request shows %q, want %q", turn.Message, request)
-	}
-	if len(turn.Rounds) != 2 {
-		t.Fatalf("%d rounds, want 2 (call, then answer)", len(turn.Rounds))
-	}
-	r1, r2 := turn.Rounds[0], turn.Rounds[1]
-	if got, want := kinds(r1), []string{"send", "thinking", "raw", "call", "exec", "response"}; !equal(got, want) {
-		t.Errorf("round 1 steps = %v, want %v", got, want)
-	}
-	if got, want := kinds(r2), []string{"send", "thinking", "raw", "answer"}; !equal(got, want) {
-		t.Errorf("round 2 steps = %v, want %v", got, want)
-	}
+	r1, r2 := callThenAnswer(t, turn, request)
 	call := step(t, r1, "call")
 	contains(t, "the parsed call", call.Body, "send_mail")
 	contains(t, "argument to", call.Args["to"], "john@example.com")
