@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +36,12 @@ func TestServerEverything(t *testing.T) {
 	}
 	if got := registry.Names(); len(got) < 5 {
 		t.Errorf("tools = %v, want server-everything's dozen", got)
+	}
+	// Its schemas come from zod objects, which write their properties in
+	// the order the code declares them.
+	tool := find(t, hub, "get-annotated-message")
+	if got, want := tools.PropertyOrder(tool.Parameters()), []string{"messageType", "includeImage"}; !slices.Equal(got, want) {
+		t.Errorf("get-annotated-message's properties = %v, want the server's order %v", got, want)
 	}
 
 	calls := []struct{ tool, args, want string }{

@@ -253,8 +253,9 @@ func (h *Hub) rebuild() {
 	offeredBy := make(map[string][]string) // tool name → server names
 	for _, s := range h.servers {
 		for _, t := range s.currentTools() {
-			offers = append(offers, offer{s, &remoteTool{server: s, name: t.Name, remote: t}})
-			offeredBy[t.Name] = append(offeredBy[t.Name], s.name)
+			tool := *t // renamed below, while the server's list keeps its names
+			offers = append(offers, offer{s, &tool})
+			offeredBy[t.name] = append(offeredBy[t.name], s.name)
 		}
 	}
 

@@ -27,6 +27,7 @@ var servers = map[string]func() *sdk.Server{
 	"slow":       slowServer,
 	"growing":    growingServer,
 	"content":    contentServer,
+	"ordered":    orderedServer,
 }
 
 // otherRoles are the roles of servers that misbehave or do without the

@@ -54,11 +54,11 @@ type server struct {
 
 	mu         sync.Mutex
 	state      State
-	err        error       // why the server failed
-	stopReason string      // why a server that was ready stopped, as in "exit status 2"
-	tools      []*sdk.Tool // the server's usable tools, in its order
-	warnings   []string    // tools left out, and why
-	firstStray string      // the first line on stdout that was not JSON-RPC
+	err        error         // why the server failed
+	stopReason string        // why a server that was ready stopped, as in "exit status 2"
+	tools      []*remoteTool // the server's usable tools, in its order, under its names
+	warnings   []string      // tools left out, and why
+	firstStray string        // the first line on stdout that was not JSON-RPC
 }
 
 func newServer(ctx context.Context, spec ServerSpec, name string, opts Options, changed func()) *server {
@@ -221,21 +221,25 @@ func exitWait(cause error) time.Duration {
 // toolscope can offer to a model.
 func (s *server) listTools(ctx context.Context) error {
 	var (
-		usable   []*sdk.Tool
+		usable   []*remoteTool
 		warnings []string
 	)
 	for t, err := range s.session.Tools(ctx, nil) {
 		if err != nil {
 			return fmt.Errorf("listing its tools: %w", err)
 		}
+		// The SDK decodes a page of tools once it has read the response
+		// whole, and the tap has seen it by then: it records a message
+		// before it passes the message's last byte on.
+		tool := &remoteTool{server: s, name: t.Name, remote: t, schema: s.tap.schemas.parameters(t)}
 		// The registry is what will compile the schema; asking it now
 		// keeps one unusable tool from failing every other one later.
-		if _, err := tools.NewRegistry(&remoteTool{server: s, name: t.Name, remote: t}); err != nil {
+		if _, err := tools.NewRegistry(tool); err != nil {
 			warnings = append(warnings, fmt.Sprintf("tool %q left out: %v", t.Name, err))
 			s.logger.Warn("MCP tool left out", "tool", t.Name, "error", err)
 			continue
 		}
-		usable = append(usable, t)
+		usable = append(usable, tool)
 	}
 	s.mu.Lock()
 	s.tools, s.warnings = usable, warnings
@@ -329,7 +333,7 @@ func (s *server) close() {
 	s.tools = nil
 }
 
-func (s *server) currentTools() []*sdk.Tool {
+func (s *server) currentTools() []*remoteTool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.tools

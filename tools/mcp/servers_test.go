@@ -100,7 +100,8 @@ func contentServer() *sdk.Server {
 
 // handmade is a stdio server written without the SDK, as servers in
 // other languages are: it pages its tool list, and its first tool's schema
-// lacks the "type" it should have.
+// lacks the "type" it should have, and lists its properties in no
+// alphabetical order.
 func handmade() {
 	in := bufio.NewScanner(os.Stdin)
 	out := json.NewEncoder(os.Stdout)
@@ -124,7 +125,7 @@ func handmade() {
 				"serverInfo": map[string]any{"name": "handmade", "version": "1"}}
 		case req.Method == "tools/list" && req.Params.Cursor == "":
 			result = map[string]any{"nextCursor": "page-2", "tools": []any{map[string]any{"name": "first", "description": "On the first page.",
-				"inputSchema": map[string]any{"properties": map[string]any{"q": map[string]any{"type": "string"}}}}}}
+				"inputSchema": json.RawMessage(`{"properties":{"q":{"type":"string"},"lang":{"type":"string"}}}`)}}}
 		case req.Method == "tools/list":
 			result = map[string]any{"tools": []any{map[string]any{"name": "second", "inputSchema": map[string]any{"type": "object"}}}}
 		case req.Method == "tools/call":

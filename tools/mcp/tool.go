@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"strings"
 	"time"
 
@@ -23,6 +22,7 @@ type remoteTool struct {
 	server *server
 	name   string // what the model calls it; the server's name for it, or one prefixed with the server's
 	remote *sdk.Tool
+	schema json.RawMessage // its inputSchema, in the server's order: see listedSchemas.parameters
 }
 
 func (t *remoteTool) Name() string { return t.name }
@@ -34,19 +34,11 @@ func (t *remoteTool) Description() string {
 	return t.remote.Description
 }
 
-// Parameters is the tool's inputSchema. A server that leaves out the
+// Parameters is the tool's inputSchema, as the server wrote it, with its
+// properties in the server's order. A server that leaves out the
 // "type": "object" every inputSchema must have gets it added, rather than
 // losing the tool.
-func (t *remoteTool) Parameters() json.RawMessage {
-	schema, _ := t.remote.InputSchema.(map[string]any)
-	if _, ok := schema["type"]; !ok {
-		typed := map[string]any{"type": "object"}
-		maps.Copy(typed, schema)
-		schema = typed
-	}
-	data, _ := json.Marshal(schema) // decoded from JSON, so it encodes
-	return data
-}
+func (t *remoteTool) Parameters() json.RawMessage { return t.schema }
 
 // Source names the server, as in "mcp:calculator".
 func (t *remoteTool) Source() string { return "mcp:" + t.server.name }

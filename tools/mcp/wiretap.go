@@ -19,7 +19,8 @@ import (
 // Connection would cut the private hooks its HTTP transport depends on. So
 // toolscope taps the bytes themselves, below the SDK: lines on a stdio
 // server's pipes, request and response bodies on HTTP. The wiretap then
-// hands each message that belongs to a tool call to that call's recorder.
+// hands each message that belongs to a tool call to that call's recorder,
+// and keeps the tool schemas that tools/list responses carry.
 
 // rpcMessage is one JSON-RPC message as it crossed the wire, with the few
 // fields needed to tell which call it belongs to.
@@ -100,7 +101,10 @@ const (
 // wiretap routes the messages of each tool call to the call's recorder.
 // A call is known by the progress token its tools/call carries, which
 // toolscope chooses, and from then on by the JSON-RPC id the SDK gave it.
+// The wiretap also keeps the schemas of the tools the server lists.
 type wiretap struct {
+	schemas listedSchemas
+
 	mu     sync.Mutex
 	next   int
 	tokens map[string]*tappedCall // by raw JSON progress token
@@ -142,9 +146,10 @@ func (t *wiretap) track(ctx context.Context) (token string, c *tappedCall, stop 
 }
 
 // record passes the messages that belong to a tracked call to its
-// recorder.
+// recorder, and those that list tools to the schemas.
 func (t *wiretap) record(direction string, msgs []rpcMessage) {
 	for _, m := range msgs {
+		t.schemas.observe(direction, m)
 		c, cancels := t.owner(direction, m)
 		if c == nil {
 			continue
@@ -340,6 +345,15 @@ func (e *eventStreamTee) Read(p []byte) (int, error) {
 		e.line(string(append(e.partial, chunk[:i]...)))
 		e.partial = e.partial[:0]
 		chunk = chunk[i+1:]
+	}
+	if err == io.EOF {
+		// The SDK takes the last event of a stream that ends without the
+		// blank line after it: so must the tap, before the SDK sees EOF.
+		if len(e.partial) > 0 {
+			e.line(string(e.partial))
+			e.partial = e.partial[:0]
+		}
+		e.line("")
 	}
 	return n, err
 }
