@@ -296,6 +296,9 @@ type Run struct {
 	ForkedFrom     *Fork // nil unless the run reruns another
 	Started        time.Time
 	cancel         context.CancelFunc
+	// stored: the run was loaded from an Archive (see [Restore]), not kept
+	// in memory since it ran.
+	stored bool
 
 	limits Limits
 
@@ -440,11 +443,14 @@ func (r *Run) since(seq int) (events []Encoded, changed <-chan struct{}, done bo
 
 // Snapshot is a run as JSON.
 type Snapshot struct {
-	ID             string `json:"id"`
-	ConversationID string `json:"conversation_id"`
-	Message        string `json:"message"`
-	ForkedFrom     *Fork  `json:"forked_from,omitempty"`
-	Done           bool   `json:"done"`
+	ID             string    `json:"id"`
+	ConversationID string    `json:"conversation_id"`
+	Message        string    `json:"message"`
+	Started        time.Time `json:"started_at"`
+	// Stored is as in [Summary].
+	Stored     bool  `json:"stored,omitempty"`
+	ForkedFrom *Fork `json:"forked_from,omitempty"`
+	Done       bool  `json:"done"`
 	// Status is "running", "paused" (in step mode, waiting on Paused), or
 	// how the run ended: an agent.Reason.
 	Status string        `json:"status"`
@@ -460,8 +466,8 @@ type Snapshot struct {
 func (r *Run) Snapshot() Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := Snapshot{ID: r.ID, ConversationID: r.ConversationID, Message: r.Message, ForkedFrom: r.ForkedFrom, Done: r.done,
-		Events: make([]agent.Event, len(r.events))}
+	s := Snapshot{ID: r.ID, ConversationID: r.ConversationID, Message: r.Message, Started: r.Started, Stored: r.stored,
+		ForkedFrom: r.ForkedFrom, Done: r.done, Events: make([]agent.Event, len(r.events))}
 	for i, enc := range r.events {
 		s.Events[i] = enc.Event()
 	}
@@ -485,6 +491,10 @@ type Summary struct {
 	Started   time.Time `json:"started_at"`
 	// ForkedFrom says which run, and which of its rounds, this one reruns.
 	ForkedFrom *Fork `json:"forked_from,omitempty"`
+	// Stored says the run comes from the Hub's Archive, the history, and
+	// not from memory: an earlier start of the server ran it, or the Hub
+	// has since dropped it.
+	Stored bool `json:"stored,omitempty"`
 }
 
 // Summary returns the run as a list of runs shows it.
@@ -492,7 +502,8 @@ func (r *Run) Summary() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	status := r.status()
-	return Summary{ID: r.ID, Source: r.Source, UserAgent: r.UserAgent, Message: r.Message, ForkedFrom: r.ForkedFrom, Status: status, Started: r.Started}
+	return Summary{ID: r.ID, Source: r.Source, UserAgent: r.UserAgent, Message: r.Message, ForkedFrom: r.ForkedFrom,
+		Status: status, Started: r.Started, Stored: r.stored}
 }
 
 func newID(prefix string) string {
@@ -563,8 +574,8 @@ func (h *Hub) History() History {
 }
 
 // Find is [Hub.List] with the Archive's runs too, those the Hub dropped
-// or a previous server ran, newest first, at most limit of them (all for
-// 0). A non-empty query keeps the runs whose message or status contain it, and
+// or a previous server ran (marked Stored), newest first, at most limit
+// of them (all for 0). A non-empty query keeps the runs whose message or status contain it, and
 // the archived runs whose model or tools do.
 func (h *Hub) Find(query string, limit int) ([]Summary, error) {
 	var list []Summary
@@ -586,6 +597,7 @@ func (h *Hub) Find(query string, limit int) ([]Summary, error) {
 		}
 		for _, s := range stored {
 			if !seen[s.ID] {
+				s.Stored = true
 				list = append(list, s)
 			}
 		}
@@ -621,10 +633,11 @@ type Stored struct {
 }
 
 // Restore returns a finished run from what an Archive kept of it: viewers
-// replay its events, and their iteration then ends.
+// replay its events, and their iteration then ends. Its Summary and
+// Snapshot say it is stored.
 func Restore(s Stored) *Run {
 	r := &Run{ID: s.ID, ConversationID: s.ConversationID, Message: s.Message, Source: s.Source,
-		UserAgent: s.UserAgent, ForkedFrom: s.ForkedFrom, Started: s.Started, cancel: func() {},
+		UserAgent: s.UserAgent, ForkedFrom: s.ForkedFrom, Started: s.Started, stored: true, cancel: func() {},
 		changed: make(chan struct{}), events: s.Events, done: true, result: s.Result, ended: s.Ended}
 	for _, e := range s.Events {
 		r.bytes += len(e.JSON)

@@ -67,6 +67,39 @@ func TestRunsSurviveARestart(t *testing.T) {
 	}
 }
 
+// TestStoredRunsSaySo: after a restart, GET /api/runs and GET
+// /api/runs/{id} say "stored": true of a run from the history, with when
+// it started, and say nothing of the kind of a run in memory.
+func TestStoredRunsSaySo(t *testing.T) {
+	dir := t.TempDir()
+	var old string
+	t.Run("before the restart", func(t *testing.T) {
+		ts := withHistory(t, dir)
+		old, _ = ts.startRun(t, `{"message": "Send an email to john@example.com about the standup"}`)
+		ts.events(t, old, 0)
+	})
+
+	ts := withHistory(t, dir)
+	live, _ := ts.startRun(t, `{"message": "hi"}`)
+	ts.events(t, live, 0)
+	_, v := ts.get(t, "/api/runs")
+	list, _ := v["runs"].([]any)
+	stored := map[string]any{}
+	for _, item := range list {
+		run, _ := item.(map[string]any)
+		stored[run["id"].(string)] = run["stored"]
+	}
+	if len(list) != 2 || stored[old] != true || stored[live] != nil {
+		t.Errorf("GET /api/runs = %v; want the stored run with \"stored\": true, the one in memory without it", v)
+	}
+	for id, want := range map[string]any{old: true, live: nil} {
+		status, snap := ts.get(t, "/api/runs/"+id)
+		if started, _ := snap["started_at"].(string); status != http.StatusOK || snap["stored"] != want || started == "" {
+			t.Errorf("GET /api/runs/%s = %d, stored %v, started_at %q; want stored %v and when it started", id, status, snap["stored"], started, want)
+		}
+	}
+}
+
 func TestALockedHistoryLeavesRunsInMemory(t *testing.T) {
 	dir := t.TempDir()
 	first, err := store.Open(dir, store.Options{})

@@ -24,6 +24,7 @@ const ui = {
   newConversation: $('new-conversation'),
   status: $('run-status'),
   dot: $('run-dot'),
+  origin: $('run-origin'),
   settings: $('settings'),
   model: $('set-model'),
   health: $('health'),
@@ -83,6 +84,7 @@ async function send(text) {
   replay?.close(); // a message starts a live conversation
   if (!ui.settings.reportValidity()) return;
   showComposerError('');
+  showOrigin('');
   ui.empty?.remove();
   const turn = createTurn(text);
   ui.chat.append(turn);
@@ -208,6 +210,7 @@ function newConversation() {
   state.conversation = null;
   ui.chat.replaceChildren(ui.empty);
   showComposerError('');
+  showOrigin('');
   ui.message.focus();
 }
 
@@ -230,6 +233,27 @@ function setLive(live) {
 function setStatus(text, tone) {
   ui.status.textContent = text;
   ui.dot.dataset.tone = tone;
+}
+
+/** showOrigin says, under the status line, where the run on screen comes from; '' for a run of now. */
+function showOrigin(text) {
+  if (!ui.origin) return;
+  ui.origin.textContent = text;
+  ui.origin.hidden = !text;
+}
+
+/**
+ * startedAt says when a run started, in the reader's locale: the time for
+ * a run of today, the date too for one of an earlier day, and the year for
+ * one of an earlier year.
+ */
+function startedAt(iso) {
+  const at = new Date(iso);
+  const now = new Date();
+  if (at.toDateString() === now.toDateString()) return at.toLocaleTimeString();
+  const date = { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
+  if (at.getFullYear() !== now.getFullYear()) date.year = 'numeric';
+  return at.toLocaleString(undefined, date);
 }
 
 function showComposerError(text) {
@@ -341,6 +365,14 @@ function show(run) {
   if (run.conversation_id !== state.conversation) ui.chat.replaceChildren();
   state.conversation = run.conversation_id;
   const turn = createTurn(run.message);
+  // A run of an earlier start, or one this start no longer keeps in
+  // memory, is labelled as a recording is.
+  const origin = run.stored ? `From the history · started ${startedAt(run.started_at)}` : '';
+  if (origin) {
+    turn.classList.add('is-stored');
+    turn.querySelector('.who').textContent = origin;
+  }
+  showOrigin(origin);
   ui.chat.append(turn);
   pinToBottom();
   follow(run, turn);
@@ -441,7 +473,8 @@ function runItem(run) {
   asked.textContent = run.message || '(tool results)';
   const status = document.createElement('span');
   status.className = 'run-state';
-  status.textContent = `${run.status} · ${new Date(run.started_at).toLocaleTimeString()}`;
+  status.textContent = `${run.status} · ${startedAt(run.started_at)}`;
+  status.title = `started ${new Date(run.started_at).toLocaleString()}`;
   if (run.forked_from) status.textContent += ` · rerun of round ${run.forked_from.round}`;
   button.append(from, asked, status);
   button.addEventListener('click', () => play(run));
@@ -452,7 +485,8 @@ function runItem(run) {
 /** play shows a kept run with its whole pipeline, live if it still runs. */
 function play(run) {
   replay?.close();
-  show({ id: run.id, conversation_id: `run:${run.id}`, message: run.message, events: `/api/runs/${run.id}/events`, forked_from: run.forked_from });
+  const { id, message, forked_from, stored, started_at } = run;
+  show({ id, conversation_id: `run:${id}`, message, events: `/api/runs/${id}/events`, forked_from, stored, started_at });
   // The page's next message starts a conversation of its own.
   state.conversation = null;
 }

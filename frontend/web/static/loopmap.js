@@ -1,7 +1,8 @@
 // loopmap.js: the loop map, a strip of the agent loop's steps (Request →
 // Model → Tool call → Tool → Response → Answer) that lights the step of
-// the newest event. It follows the RunViews in the chat, live runs and
-// recordings alike, through the event (RUN_EVENT) each view dispatches.
+// the newest event, and marks it "paused" while a run in step mode waits
+// there. It follows the RunViews in the chat, live runs and recordings
+// alike, through the event (RUN_EVENT) each view dispatches.
 import { slot } from './dom.js';
 import { RUN_EVENT } from './pipeline.js';
 
@@ -25,18 +26,28 @@ const stepOf = {
 };
 const order = ['request', 'model', 'call', 'tool', 'response', 'answer'];
 
+// The step a paused event waits before, by its pause's "at".
+const pausedAt = { input: 'model', call: 'call', response: 'response' };
+
 /** LoopMap lights the steps of one <nav class="loop-map">. */
 export class LoopMap {
   constructor(el) {
     this.el = el;
     this.steps = new Map([...el.querySelectorAll('[data-step]')].map((li) => [li.dataset.step, li]));
     this.step = '';
+    this.pauseMark = Object.assign(document.createElement('span'), { className: 'loop-paused', textContent: 'paused' });
   }
 
   /** show moves the map to the step of event e. */
   show(e) {
+    // Whatever follows a pause, the run has moved on from it.
+    this.unpause();
     if (e.type === 'run_started') this.reset();
     if (e.round) slot(this.el, 'round').textContent = `round ${e.round}`;
+    if (e.type === 'paused') {
+      this.pause(e.pause.at);
+      return;
+    }
     if (e.type === 'tool_started') slot(this.el, 'tool').textContent = e.call.name;
     if (e.type === 'tool_finished' || e.type === 'round_started') slot(this.el, 'tool').textContent = '';
     if (e.type === 'run_finished') {
@@ -58,6 +69,19 @@ export class LoopMap {
       else li.removeAttribute('aria-current');
     }
     this.el.dataset.step = step;
+  }
+
+  /** pause lights the step a paused run waits before (at, as the pause has it), and marks it paused. */
+  pause(at) {
+    const step = pausedAt[at];
+    this.light(step);
+    this.el.dataset.paused = at;
+    this.steps.get(step).append(this.pauseMark);
+  }
+
+  unpause() {
+    delete this.el.dataset.paused;
+    this.pauseMark.remove();
   }
 
   reset() {

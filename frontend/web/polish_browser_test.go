@@ -1,0 +1,312 @@
+package web_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/store"
+)
+
+const emailRequest = "Send an email to john@example.com about tomorrow's standup"
+
+// TestPolishRunsSayWhenAndWhence runs two requests, restarts the server,
+// and moves their starts in its history database to two days ago and to
+// a day of last year. In a page that reads dates in English and in UTC,
+// the Runs panel shows a run of today by its time, the one of two days
+// ago with its date, and last year's with the year too. Opened, a run
+// from the history says so, and when it started, over its request and
+// in the Run panel; a run in memory says neither.
+func TestPolishRunsSayWhenAndWhence(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var recent, lastYear string
+	if !t.Run("before the restart", func(t *testing.T) {
+		url := serveWithHistory(t, dir)
+		recent = runThroughAPI(t, url, emailRequest)
+		lastYear = runThroughAPI(t, url, "Cancel the standup meeting next Monday")
+	}) {
+		t.FailNow()
+	}
+	now := time.Now().UTC()
+	starts := map[string]time.Time{
+		recent:   time.Date(now.Year(), now.Month(), now.Day()-2, 9, 5, 0, 0, time.UTC),
+		lastYear: time.Date(now.Year()-1, time.November, 30, 16, 36, 0, 0, time.UTC),
+	}
+	backdate(t, dir, starts)
+
+	url := serveWithHistory(t, dir)
+	p := open(t, url)
+	p.readDatesInUTC()
+	p.send(emailRequest)
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("today's run ended %q", reason)
+	}
+	p.waitFor("the three runs in the Runs panel", `document.querySelectorAll('#run-list .run-item').length === 3`)
+	list := listRuns(t, url)
+	if len(list) != 3 {
+		t.Fatalf("GET /api/runs lists %d runs, want 3", len(list))
+	}
+	today := list[0]
+	starts[today.ID] = today.Started
+	for _, s := range list {
+		if s.Stored != (s.ID != today.ID) {
+			t.Errorf("GET /api/runs says run %s is stored: %v", s.ID, s.Stored)
+		}
+	}
+
+	now = time.Now()
+	for id, at := range starts {
+		entry := fmt.Sprintf(`#run-list .run-item[data-id=%q]`, id)
+		got := plainSpaces(eval[string](p, `document.querySelector('`+entry+` .run-state').textContent`))
+		if want := "answered · " + startedAt(at, now); got != want {
+			t.Errorf("the Runs panel says %q of the run started %v, want %q", got, at, want)
+		}
+	}
+	p.screenshot("polish-runs-dates")
+
+	// A run from the history says so, with when it started.
+	p.do(chromedp.Click(fmt.Sprintf(`#run-list .run-item[data-id=%q]`, recent)))
+	p.waitFor("the stored run's turn", `document.querySelector('#chat .turn.is-stored')`)
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the stored run shows it ended %q", reason)
+	}
+	checkEmailPipeline(t, p.turns()[0], emailRequest)
+	want := "From the history · started " + startedAt(starts[recent], now)
+	if got := p.origin(); got != [2]string{want, want} {
+		t.Errorf("the stored run's turn and Run panel say %q, want %q", got, want)
+	}
+	p.viewport(1280, 720)
+	_ = eval[chromedp.Void](p, `document.getElementById('chat').scrollTop = 0`)
+	p.screenshot("polish-history-run")
+
+	// A run in memory says nothing of the kind.
+	p.do(chromedp.Click(fmt.Sprintf(`#run-list .run-item[data-id=%q]`, today.ID)))
+	p.waitFor("today's run's turn", `document.querySelector('#chat .turn:not(.is-stored)')`)
+	p.waitEnd(1)
+	if got := p.origin(); got != [2]string{"You", ""} {
+		t.Errorf("the run in memory's turn and Run panel say %q, want \"You\" and nothing", got)
+	}
+}
+
+// runThroughAPI runs message through the run API, as a script does, and
+// returns the run's ID once the run has finished.
+func runThroughAPI(t *testing.T, url, message string) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"message": message})
+	resp, err := http.Post(url+"/api/runs", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run struct{ ID, Events string }
+	err = json.NewDecoder(resp.Body).Decode(&run)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /api/runs = %d, %v", resp.StatusCode, err)
+	}
+	// The event stream ends when the run has.
+	resp, err = http.Get(url + run.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	return run.ID
+}
+
+// backdate sets when the runs of the history database in dir started, as
+// if an earlier server had run them then. No server may have it open.
+func backdate(t *testing.T, dir string, starts map[string]time.Time) {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for id, at := range starts {
+		res, err := db.Exec(`UPDATE runs SET started_at = ?, finished_at = ? WHERE id = ?`, at.UnixMicro(), at.Add(time.Second).UnixMicro(), id)
+		if n, _ := res.RowsAffected(); err != nil || n != 1 {
+			t.Fatalf("backdating run %s: %v (%d rows)", id, err, n)
+		}
+	}
+}
+
+func listRuns(t *testing.T, url string) []runs.Summary {
+	t.Helper()
+	resp, err := http.Get(url + "/api/runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct{ Runs []runs.Summary }
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	return list.Runs
+}
+
+// startedAt is when a run started as the page says it to an English
+// reader in UTC at now: the time for today, else the date and the time
+// to the minute, with the year for an earlier year.
+func startedAt(at, now time.Time) string {
+	at, now = at.UTC(), now.UTC()
+	switch {
+	case at.Format(time.DateOnly) == now.Format(time.DateOnly):
+		return at.Format("3:04:05 PM")
+	case at.Year() == now.Year():
+		return at.Format("Jan 2, 3:04 PM")
+	default:
+		return at.Format("Jan 2, 2006, 3:04 PM")
+	}
+}
+
+// plainSpaces replaces the narrow and no-break spaces Intl puts in dates.
+func plainSpaces(s string) string {
+	return strings.NewReplacer("\u202f", " ", "\u00a0", " ").Replace(s)
+}
+
+// readDatesInUTC makes the tab read dates as an English reader in UTC
+// does, as startedAt writes them, and loads the page again.
+func (p *page) readDatesInUTC() {
+	p.t.Helper()
+	p.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "UTC"}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: "en_US"})
+		return err
+	}), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("message")))
+	p.waitFor("the page script", `document.getElementById('health-status').textContent !== 'checking…'`)
+}
+
+// origin returns what the first turn says over its request, and what the
+// Run panel says of where the run on screen comes from ("" when hidden).
+func (p *page) origin() [2]string {
+	p.t.Helper()
+	got := eval[[]string](p, `(() => {
+  const origin = document.getElementById('run-origin');
+  return [document.querySelector('#chat .turn .who').textContent, origin.hidden ? '' : origin.textContent];
+})()`)
+	return [2]string{plainSpaces(got[0]), plainSpaces(got[1])}
+}
+
+// TestPolishSidePanelLinesUp checks the side panel's layout at 1280×720:
+// the Step through checkbox starts where the other settings' controls
+// do, and the Runs panel's search box, focused, leaves its focus ring
+// room from the hint above it and the first run below it.
+func TestPolishSidePanelLinesUp(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(0)))
+	p.viewport(1280, 720)
+	p.send(emailRequest)
+	p.waitEnd(1)
+	p.waitFor("the run in the Runs panel", `document.querySelector('#run-list .run-item')`)
+
+	box := eval[map[string]float64](p, `(() => {
+  const at = (id) => document.getElementById(id).getBoundingClientRect();
+  return { left: at('set-step').left, width: at('set-step').width, controls: at('set-retriever').left, wide: at('set-retriever').width };
+})()`)
+	if d := box["left"] - box["controls"]; d < -1 || d > 1 || box["width"] > box["wide"]/4 {
+		t.Errorf("the Step through checkbox is %.0f px wide at x = %.0f; the other controls start at x = %.0f (%.0f px wide)",
+			box["width"], box["left"], box["controls"], box["wide"])
+	}
+
+	p.do(chromedp.Click(chromedp.ID("run-search")))
+	room := eval[map[string]float64](p, `(() => {
+  const box = document.getElementById('run-search'), style = getComputedStyle(box), at = box.getBoundingClientRect();
+  return {
+    focused: Number(box.matches(':focus-visible')),
+    ring: parseFloat(style.outlineWidth) + parseFloat(style.outlineOffset),
+    above: at.top - box.previousElementSibling.getBoundingClientRect().bottom,
+    below: document.querySelector('#run-list .run-item').getBoundingClientRect().top - at.bottom,
+  };
+})()`)
+	if room["focused"] != 1 || room["ring"] <= 0 {
+		t.Fatalf("the focused search box shows no focus ring: %v", room)
+	}
+	if room["above"] < room["ring"] || room["below"] < room["ring"] {
+		t.Errorf("the search box's %.0f px focus ring has %.0f px to the hint above and %.0f px to the run below",
+			room["ring"], room["above"], room["below"])
+	}
+	p.screenshot("polish-side-panel")
+}
+
+// TestPolishLoopMapShowsAPause steps through the email request in
+// presenter mode, where the side panel's status line is hidden: at each
+// pause the loop map lights the step the run waits before and marks it
+// "paused", in the colour the status dot has for a pause; once the run
+// goes on the mark goes, and none is left at the end.
+func TestPolishLoopMapShowsAPause(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(0)))
+	p.viewport(1280, 720)
+	p.do(chromedp.Click(chromedp.ID("set-step")), chromedp.Click(chromedp.ID("toggle-present")))
+	p.waitFor("presenter mode", `document.documentElement.classList.contains('presenting')`)
+	p.send(emailRequest)
+
+	for _, pause := range []struct {
+		round    int
+		at, step string
+	}{
+		{1, "input", "model"}, {1, "call", "call"}, {1, "response", "response"}, {2, "input", "model"},
+	} {
+		p.stepTo(1, pause.at)
+		p.statusSays(fmt.Sprintf("Paused · round %d · %s", pause.round, map[string]string{
+			"input": "before the model call", "call": "before send_mail runs", "response": "before the response goes back"}[pause.at]))
+		p.mapPausedAt(pause.round, pause.at, pause.step)
+		if pause.round == 1 && pause.at == "call" {
+			p.screenshot("polish-presenter-paused")
+		}
+		p.continueWithSpace()
+	}
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the stepped run ended %q", reason)
+	}
+	if left := eval[[]string](p, `[document.getElementById('loop-map').dataset.paused ?? '', ...[...document.querySelectorAll('#loop-map .loop-paused')].map((el) => el.textContent)]`); len(left) != 1 || left[0] != "" {
+		t.Errorf("the loop map still shows a pause once the run has answered: %q", left)
+	}
+	if got := eval[string](p, `document.querySelector('#loop-map [aria-current]').dataset.step`); got != "answer" {
+		t.Errorf("the loop map lights %q at the end, want answer", got)
+	}
+}
+
+// mapPausedAt checks that the loop map lights step, in round, alone
+// marked paused at (the pause's "at"), in sight, in the status dot's
+// colour for a pause.
+func (p *page) mapPausedAt(round int, at, step string) {
+	p.t.Helper()
+	p.visible("the loop map's pause mark", "#loop-map .loop-paused")
+	got := eval[map[string]string](p, `(() => {
+  const map = document.getElementById('loop-map'), current = map.querySelector('[aria-current]');
+  const marks = map.querySelectorAll('.loop-paused');
+  return {
+    paused: map.dataset.paused ?? '', step: current?.dataset.step ?? '', round: map.querySelector('[data-slot=round]').textContent,
+    marks: String(marks.length), markedStep: marks[0]?.closest('[data-step]').dataset.step ?? '', mark: marks[0]?.textContent ?? '',
+    markColour: marks[0] ? getComputedStyle(marks[0]).color : '',
+    stepColour: current ? getComputedStyle(current.querySelector('.loop-name')).borderTopColor : '',
+    dot: getComputedStyle(document.getElementById('run-dot')).backgroundColor,
+  };
+})()`)
+	want := map[string]string{"paused": at, "step": step, "round": fmt.Sprintf("round %d", round), "marks": "1", "markedStep": step, "mark": "paused",
+		"markColour": got["dot"], "stepColour": got["dot"], "dot": got["dot"]}
+	for k, v := range want {
+		if got[k] != v {
+			p.t.Errorf("paused at %s of round %d, the loop map's %s is %q, want %q", at, round, k, got[k], v)
+		}
+	}
+}
