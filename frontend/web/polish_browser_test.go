@@ -310,3 +310,29 @@ func (p *page) mapPausedAt(round int, at, step string) {
 		}
 	}
 }
+
+// TestPolishPausesStayInView steps through a reply with two calls in
+// presenter mode on a 1024×768 projector: at every pause the controls are
+// in the chat's view, the page having followed the run by itself, though
+// cards above fold and finish as the calls below appear.
+func TestPolishPausesStayInView(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(0)))
+	p.viewport(1024, 768)
+	p.do(chromedp.Click(chromedp.ID("set-step")), chromedp.Click(chromedp.ID("toggle-present")))
+	p.waitFor("presenter mode", `document.documentElement.classList.contains('presenting')`)
+	p.send("Schedule a meeting with ana@example.com tomorrow at 10 about the budget, then email her the agenda")
+	for i, at := range []string{"input", "call", "call", "response", "input"} {
+		p.stepTo(1, at)
+		p.waitFor(fmt.Sprintf("pause %d (%s): its controls in the chat's view, above the composer", i+1, at), `(() => {
+  const controls = [...document.querySelectorAll('#chat .is-paused .step-controls')].pop().getBoundingClientRect();
+  const chat = document.getElementById('chat').getBoundingClientRect();
+  const composer = document.getElementById('composer').getBoundingClientRect();
+  return controls.top >= chat.top && controls.bottom <= Math.min(chat.bottom, composer.top);
+})()`)
+		p.continueWithSpace()
+	}
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the stepped run ended %q", reason)
+	}
+}

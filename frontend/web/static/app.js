@@ -316,17 +316,28 @@ async function loadModels() {
 // ---- scrolling ------------------------------------------------------------
 
 // The chat follows new output while the reader is at the bottom, and stays
-// put once they scroll up to read. Growing content moves nothing, so only
-// a scroll upwards can unpin.
+// put once they scroll up to read. Only the reader's scroll upwards can
+// unpin: the browser also moves scrollTop up when a card above shrinks as
+// others grow (a fold, a finished stream: scroll anchoring), but then the
+// content's height changes with it, which a reader's scroll never does.
 let pinned = true;
 let scrollQueued = false;
 let lastTop = 0;
+let lastHeight = 0;
 ui.chat.addEventListener('scroll', () => {
   const { scrollTop, scrollHeight, clientHeight } = ui.chat;
   if (scrollHeight - scrollTop - clientHeight < 48) pinned = true;
-  else if (scrollTop < lastTop) pinned = false;
+  else if (scrollTop < lastTop && scrollHeight === lastHeight) pinned = false;
   lastTop = scrollTop;
+  lastHeight = scrollHeight;
 });
+
+// Cards also change size between events (a card folding in presenter
+// mode, a pause's controls drawn): a pinned chat follows those too.
+const resized = new ResizeObserver(() => scrollLater());
+new MutationObserver((changes) => {
+  for (const change of changes) for (const node of change.addedNodes) if (node instanceof Element) resized.observe(node);
+}).observe(ui.chat, { childList: true });
 
 function scrollLater() {
   if (scrollQueued || !pinned) return;

@@ -26,10 +26,11 @@ function preview(card) {
 
 /**
  * foldAway folds a card once: a card the presenter opens again stays open,
- * and a live card keeps streaming where it can be seen.
+ * a live card keeps streaming where it can be seen, and a paused one keeps
+ * its controls in sight, though later cards follow it.
  */
 function foldAway(card) {
-  if (card.dataset.presented || card.classList.contains('is-live')) return;
+  if (card.dataset.presented || card.classList.contains('is-live') || card.classList.contains('is-paused')) return;
   card.dataset.presented = 'folded';
   if (card.querySelector('details').open) fold(card, preview(card));
 }
