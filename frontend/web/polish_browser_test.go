@@ -253,11 +253,7 @@ func TestPolishSidePanelLinesUp(t *testing.T) {
 // goes on the mark goes, and none is left at the end.
 func TestPolishLoopMapShowsAPause(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, demoModel(0)))
-	p.viewport(1280, 720)
-	p.do(chromedp.Click(chromedp.ID("set-step")), chromedp.Click(chromedp.ID("toggle-present")))
-	p.waitFor("presenter mode", `document.documentElement.classList.contains('presenting')`)
-	p.send(emailRequest)
+	p := presentStepping(t, 1280, 720, emailRequest)
 
 	for _, pause := range []struct {
 		round    int
@@ -317,11 +313,7 @@ func (p *page) mapPausedAt(round int, at, step string) {
 // cards above fold and finish as the calls below appear.
 func TestPolishPausesStayInView(t *testing.T) {
 	t.Parallel()
-	p := open(t, serve(t, demoModel(0)))
-	p.viewport(1024, 768)
-	p.do(chromedp.Click(chromedp.ID("set-step")), chromedp.Click(chromedp.ID("toggle-present")))
-	p.waitFor("presenter mode", `document.documentElement.classList.contains('presenting')`)
-	p.send("Schedule a meeting with ana@example.com tomorrow at 10 about the budget, then email her the agenda")
+	p := presentStepping(t, 1024, 768, "Schedule a meeting with ana@example.com tomorrow at 10 about the budget, then email her the agenda")
 	for i, at := range []string{"input", "call", "call", "response", "input"} {
 		p.stepTo(1, at)
 		p.waitFor(fmt.Sprintf("pause %d (%s): its controls in the chat's view, above the composer", i+1, at), `(() => {
@@ -335,4 +327,16 @@ func TestPolishPausesStayInView(t *testing.T) {
 	if reason := p.waitEnd(1); reason != agent.Answered {
 		t.Fatalf("the stepped run ended %q", reason)
 	}
+}
+
+// presentStepping opens the demo model's page in a width×height window,
+// in presenter mode with Step through ticked, and sends request.
+func presentStepping(t *testing.T, width, height int64, request string) *page {
+	t.Helper()
+	p := open(t, serve(t, demoModel(0)))
+	p.viewport(width, height)
+	p.do(chromedp.Click(chromedp.ID("set-step")), chromedp.Click(chromedp.ID("toggle-present")))
+	p.waitFor("presenter mode", `document.documentElement.classList.contains('presenting')`)
+	p.send(request)
+	return p
 }
