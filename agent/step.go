@@ -229,8 +229,6 @@ func (r *run) writeBack(rep *reply, was, now *Call) (notWritten string) {
 	i := slices.Index(rep.calls, was)
 	at := rep.spans[i]
 	content := rep.content.String()
-	ran := slices.Clone(rep.calls)
-	ran[i] = now
 	var texts []string
 	if was.ParsedBy == "toolscope" {
 		texts = r.rewrites(content[at.start:at.end], was, now)
@@ -240,7 +238,7 @@ func (r *run) writeBack(rep *reply, was, now *Call) (notWritten string) {
 	}
 	for _, text := range texts {
 		next := content[:at.start] + text + content[at.end:]
-		if was.ParsedBy == "toolscope" && !r.readsAs(next, ran) {
+		if was.ParsedBy == "toolscope" && !r.readsAs(content, next, now) {
 			continue
 		}
 		rep.content.Reset()
@@ -295,31 +293,51 @@ func (r *run) parse(content string) []*streamparser.Call {
 	return calls
 }
 
-// readsAs reports whether content reads as the calls toolscope parsed of
-// ran: the same valid calls, with the same arguments, in place.
-func (r *run) readsAs(content string, ran []*Call) bool {
-	var want []*Call
-	for _, c := range ran {
-		if c.ParsedBy == "toolscope" {
-			want = append(want, c)
-		}
-	}
-	got := r.parse(content)
-	if len(got) != len(want) {
+// readsAs reports whether next, a reply's text with one call rewritten,
+// reads as before, the text it was, with that call become now and every
+// other call as it was: calls a backend parsed, written into the text as
+// such, included.
+func (r *run) readsAs(before, next string, now *Call) bool {
+	was, got := r.parse(before), r.parse(next)
+	if len(was) != len(got) {
 		return false
 	}
-	for i, c := range want {
-		if (got[i].Reason == "") != (c.Reason == "") || c.Reason == "" && (got[i].Name != c.Name || !sameJSON(got[i].Arguments, c.Arguments)) {
+	changed := 0
+	for j := range got {
+		if sameCall(was[j], got[j]) {
+			continue
+		}
+		changed++
+		if got[j].Reason != "" || got[j].Name != now.Name || !sameJSON(got[j].Arguments, now.Arguments) {
 			return false
 		}
 	}
-	return true
+	return changed == 1
 }
 
-// sameJSON reports whether a and b hold the same value, however written.
+// sameCall reports whether two parses of a call read the same: valid with
+// the same name and arguments, or invalid with the same text.
+func sameCall(a, b *streamparser.Call) bool {
+	if a.Reason != "" || b.Reason != "" {
+		return a.Reason != "" && b.Reason != "" && strings.TrimSpace(a.Raw) == strings.TrimSpace(b.Raw)
+	}
+	return a.Name == b.Name && sameJSON(a.Arguments, b.Arguments)
+}
+
+// sameJSON reports whether a and b hold the same value, however spaced;
+// numbers are compared as written, since a float64 would take
+// 12345678901234567890 and 12345678901234567891 for one number.
 func sameJSON(a, b json.RawMessage) bool {
-	var x, y any
-	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+	x, okA := decodeNumbers(a)
+	y, okB := decodeNumbers(b)
+	return okA && okB && reflect.DeepEqual(x, y)
+}
+
+func decodeNumbers(data json.RawMessage) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	return v, dec.Decode(&v) == nil
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -380,3 +380,41 @@ func TestStepUnchangedArgumentsKeepTheModelsText(t *testing.T) {
 		t.Errorf("round 2 reads the reply as\n%s\nwant the model's own\n%s", got, reply)
 	}
 }
+
+// A reply with a call toolscope parsed beside one Ollama parsed (written
+// into the text as such): the edited call is written back, the other
+// stays as it was.
+func TestStepEditedCallBesideABackendsCall(t *testing.T) {
+	f := newFixture(t, llm.ModeChat, nil)
+	f.agent = f.agent.Stepping(sendTo(map[int]string{0: "bea@co.com"}))
+	f.server.Reply(ollamatest.Reply{Text: mail(streamparser.Hermes, "ann@co.com"),
+		ToolCalls: []llm.ToolCall{{Name: "send_mail", Arguments: json.RawMessage(`{"to":"cy@co.com","subject":"Standup","body":"x"}`)}}},
+		ollamatest.Reply{Text: "Sent."})
+	_, events := f.run(context.Background(), &agent.Conversation{}, "mail the team")
+	if edited := ofType(events, agent.Edited); len(edited) != 1 || edited[0].Change.NotWritten != "" {
+		t.Fatalf("edited = %+v, want the edit written back", edited)
+	}
+	reply, original := readBack(t, f.server.Requests()[1], "ann@co.com")
+	if original || !strings.Contains(reply, "bea@co.com") || !strings.Contains(reply, "cy@co.com") {
+		t.Errorf("round 2 reads the reply as\n%s\nwant bea's call written back beside cy's", reply)
+	}
+}
+
+// Numbers are compared as written: an edit that a float64 would not see
+// is written back.
+func TestStepEditedBigNumberIsWrittenBack(t *testing.T) {
+	const was, now = "12345678901234567890", "12345678901234567891"
+	f := newFixture(t, llm.ModeRaw, nil)
+	f.agent = f.agent.Stepping(stepperFunc(func(_ context.Context, p agent.Pause) agent.Edit {
+		if p.At != agent.AtCall {
+			return agent.Edit{}
+		}
+		return agent.Edit{Arguments: json.RawMessage(`{"to":"ann@co.com","subject":"Standup","body":"Hi","n":` + now + `}`)}
+	}))
+	f.server.Reply(ollamatest.Reply{Text: `<tool_call>{"name":"send_mail","arguments":{"to":"ann@co.com","subject":"Standup","body":"Hi","n":` + was + `}}</tool_call>`},
+		ollamatest.Reply{Text: "Sent."})
+	f.run(context.Background(), &agent.Conversation{}, "mail")
+	if reply, original := readBack(t, f.server.Requests()[1], was); original || !strings.Contains(reply, now) {
+		t.Errorf("round 2 reads the reply as\n%s\nwant %s in place of %s", reply, now, was)
+	}
+}

@@ -579,12 +579,14 @@ func (h *Hub) History() History {
 // the archived runs whose model or tools do.
 func (h *Hub) Find(query string, limit int) ([]Summary, error) {
 	var list []Summary
-	seen := map[string]bool{}
+	kept := map[string]Summary{} // every run in memory, found or not
+	found := map[string]bool{}
 	q := strings.ToLower(query)
 	for _, s := range h.List() {
+		kept[s.ID] = s
 		if strings.Contains(strings.ToLower(s.Message), q) || strings.Contains(s.Status, q) {
 			list = append(list, s)
-			seen[s.ID] = true
+			found[s.ID] = true
 		}
 	}
 	h.mu.Lock()
@@ -596,10 +598,17 @@ func (h *Hub) Find(query string, limit int) ([]Summary, error) {
 			return list, err
 		}
 		for _, s := range stored {
-			if !seen[s.ID] {
-				s.Stored = true
-				list = append(list, s)
+			// The Archive may find a run the Hub still keeps by its answer,
+			// model or tools: it is listed as the Hub has it, not as stored.
+			if mem, ok := kept[s.ID]; ok {
+				if !found[s.ID] {
+					list = append(list, mem)
+					found[s.ID] = true
+				}
+				continue
 			}
+			s.Stored = true
+			list = append(list, s)
 		}
 	}
 	slices.SortStableFunc(list, func(a, b Summary) int { return b.Started.Compare(a.Started) })

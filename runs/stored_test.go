@@ -96,3 +96,22 @@ func TestStoredRunsSaySo(t *testing.T) {
 	again.SetArchive(archive)
 	check(again, map[string]bool{dropped: true, kept: true})
 }
+
+// A run the Hub keeps that the Archive finds by what only the Archive
+// searches (an answer, a model, a tool) is listed once, as the Hub has
+// it: not as stored.
+func TestFindListsAKeptRunAsKept(t *testing.T) {
+	archive := &memArchive{} // its Find finds every run
+	h := NewHub(4)
+	h.SetArchive(archive)
+	r, err := h.Start(Spec{Message: request, Agent: newAgent(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all(r)
+	h.Close() // the Archive has been told the run finished
+	list, err := h.Find("send_mail", 0)
+	if err != nil || len(list) != 1 || list[0].ID != r.ID || list[0].Stored {
+		t.Fatalf("Find(send_mail) = %+v, %v; want the kept run once, not stored", list, err)
+	}
+}

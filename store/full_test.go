@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,5 +73,35 @@ func TestAFullDiskTurnsTheHistoryOff(t *testing.T) {
 	defer s.Close()
 	if _, err := s.Load(before.ID); err != nil {
 		t.Fatalf("the run written before the disk filled: %v", err)
+	}
+}
+
+// A chunk that does not decompress is a damaged database: Load says so,
+// and changes nothing.
+func TestADamagedChunkIsCorrupt(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	registry, err := tools.NewRegistry(tools.Stubs(0)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := runs.NewHub(4)
+	h.SetArchive(s)
+	r, err := h.Start(runs.Spec{Message: "hello", Agent: agent.New(agent.Config{Backend: demo.New(demo.Config{}), Tools: registry})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	s.Sync()
+	if _, err := s.db.Exec(`UPDATE chunks SET events = x'00ff00ff' WHERE run_id = ?`, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Load(r.ID)
+	var e *Error
+	if !errors.As(err, &e) || e.Problem != Corrupt || e.Path != s.Path() {
+		t.Fatalf("Load of a damaged run: %v; want a Corrupt *Error", err)
 	}
 }

@@ -114,6 +114,10 @@ func TestARunInProgressIsWrittenAsItGoes(t *testing.T) {
 	<-model.wrote
 	live := r.Log()
 	s.Sync()
+	// Only the Hub lists a run in progress: it alone knows if it is paused.
+	if list, err := s.Find("", 0); err != nil || len(list) != 0 {
+		t.Fatalf("Find lists %+v, %v while the run is in progress; want nothing", list, err)
+	}
 	// The server dies with the run still going: the Store is closed
 	// before the Hub can tell it the run ended.
 	if err := s.Close(); err != nil {

@@ -67,14 +67,14 @@ func (s *Store) loadEvents(id string) ([]runs.Encoded, error) {
 		}
 		lines, err := unpack(chunk)
 		if err != nil {
-			return nil, err
+			return nil, &Error{Path: s.path, Problem: Corrupt, Err: err}
 		}
 		for _, line := range lines {
 			var head struct {
 				Type agent.Type `json:"type"`
 			}
 			if err := json.Unmarshal(line, &head); err != nil {
-				return nil, fmt.Errorf("run %s, event %d: %w", id, len(events)+1, err)
+				return nil, &Error{Path: s.path, Problem: Corrupt, Err: fmt.Errorf("run %s, event %d: %w", id, len(events)+1, err)}
 			}
 			events = append(events, runs.Encoded{Seq: len(events) + 1, Type: head.Type, JSON: line})
 		}
@@ -82,18 +82,19 @@ func (s *Store) loadEvents(id string) ([]runs.Encoded, error) {
 	return events, rows.Err()
 }
 
-// Find lists the recorded runs whose message, answer, model, tools or
-// status contain query, ignoring ASCII case (all for ""), newest first,
-// at most limit of them (all for 0).
+// Find lists the finished runs recorded whose message, answer, model,
+// tools or status contain query, ignoring ASCII case (all for ""), newest
+// first, at most limit of them (all for 0). A run in progress is the
+// Hub's to list: only it knows whether the run is paused.
 func (s *Store) Find(query string, limit int) ([]runs.Summary, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite's "no limit"
 	}
 	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(query) + "%"
 	rows, err := s.db.Query(`SELECT id, source, user_agent, message, status, started_at, forked_from FROM runs
-		WHERE message LIKE ?1 ESCAPE '\' OR answer LIKE ?1 ESCAPE '\' OR model LIKE ?1 ESCAPE '\'
-			OR tools LIKE ?1 ESCAPE '\' OR status LIKE ?1 ESCAPE '\'
-		ORDER BY started_at DESC LIMIT ?2`, like, limit)
+		WHERE status != ?3 AND (message LIKE ?1 ESCAPE '\' OR answer LIKE ?1 ESCAPE '\' OR model LIKE ?1 ESCAPE '\'
+			OR tools LIKE ?1 ESCAPE '\' OR status LIKE ?1 ESCAPE '\')
+		ORDER BY started_at DESC LIMIT ?2`, like, limit, statusRunning)
 	if err != nil {
 		return nil, classify(s.path, err)
 	}

@@ -85,40 +85,48 @@ func migrate(db *sql.DB) error {
 }
 
 // fromLayout1 moves layout 1's events, a row each, into chunks: one for
-// each run's events that follow each other.
+// each run's events that follow each other, written as soon as it ends,
+// so that no more than one run's events are held at once.
 func fromLayout1(tx *sql.Tx) error {
-	type chunk struct {
-		runID  string
-		events []runs.Encoded
-	}
-	var chunks []chunk
 	rows, err := tx.Query(`SELECT run_id, seq, json FROM events ORDER BY run_id, seq`)
 	if err != nil {
 		return err
 	}
+	defer rows.Close()
+	var (
+		c      chunker
+		runID  string
+		events []runs.Encoded
+	)
+	write := func() error {
+		if len(events) == 0 {
+			return nil
+		}
+		_, err := tx.Exec(insertChunk, runID, events[0].Seq, c.pack(events))
+		events = events[:0]
+		return err
+	}
 	for rows.Next() {
-		var runID string
+		var id string
 		var e runs.Encoded
-		if err := rows.Scan(&runID, &e.Seq, &e.JSON); err != nil {
-			rows.Close()
+		if err := rows.Scan(&id, &e.Seq, &e.JSON); err != nil {
 			return err
 		}
-		if n := len(chunks); n > 0 && chunks[n-1].runID == runID && e.Seq == chunks[n-1].events[0].Seq+len(chunks[n-1].events) {
-			chunks[n-1].events = append(chunks[n-1].events, e)
-		} else {
-			chunks = append(chunks, chunk{runID, []runs.Encoded{e}})
+		if id != runID || len(events) > 0 && e.Seq != events[0].Seq+len(events) {
+			if err := write(); err != nil {
+				return err
+			}
+			runID = id
 		}
+		events = append(events, e)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	var c chunker
-	for _, ch := range chunks {
-		if _, err := tx.Exec(insertChunk, ch.runID, ch.events[0].Seq, c.pack(ch.events)); err != nil {
-			return err
-		}
+	if err := write(); err != nil {
+		return err
 	}
+	rows.Close()
 	_, err = tx.Exec(`DROP TABLE events`)
 	return err
 }

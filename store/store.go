@@ -100,8 +100,12 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// classify words err, from the database at path, as an *Error.
+// classify words err, from the database at path, as an *Error; one
+// already is.
 func classify(path string, err error) *Error {
+	if e := (*Error)(nil); errors.As(err, &e) {
+		return e
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
@@ -178,7 +182,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	// toolscope fails at once (busy_timeout 0) instead of interleaving
 	// its runs or waiting.
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)&_pragma=locking_mode(EXCLUSIVE)"+
-		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(268435456)")
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
 	if err != nil {
 		return nil, classify(path, err)
 	}

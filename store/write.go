@@ -50,7 +50,7 @@ type stmts struct {
 // Runs beyond the newest n finished ones, for retention.
 const oldRuns = `SELECT id FROM runs WHERE status != 'running' ORDER BY started_at DESC LIMIT -1 OFFSET ?`
 
-const insertChunk = `INSERT OR IGNORE INTO chunks (run_id, first_seq, events) VALUES (?, ?, ?)`
+const insertChunk = `INSERT INTO chunks (run_id, first_seq, events) VALUES (?, ?, ?)`
 
 func prepare(db *sql.DB) (stmts, error) {
 	var st stmts
@@ -103,11 +103,16 @@ func (s *Store) flush(w *writer) {
 	marks := s.marks
 	s.marks = nil
 	s.mu.Unlock()
-	if s.failed.Load() != nil || len(marks) == 0 && !w.pending() {
+	if s.failed.Load() != nil {
+		clear(w.live) // the runs' logs are the Hub's to drop now
+		return
+	}
+	if len(marks) == 0 && !w.pending() {
 		return
 	}
 	if err := s.commit(w, marks); err != nil {
 		s.fail(err)
+		clear(w.live)
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/runs"
@@ -339,4 +341,33 @@ func presentStepping(t *testing.T, width, height int64, request string) *page {
 	p.waitFor("presenter mode", `document.documentElement.classList.contains('presenting')`)
 	p.send(request)
 	return p
+}
+
+// TestPolishReadingDuringAStream: a reader who turns the wheel up while
+// the model streams stays where they scrolled to as more tokens arrive.
+func TestPolishReadingDuringAStream(t *testing.T) {
+	t.Parallel()
+	slow := demoModel(0)
+	slow.DemoDelay = 20 * time.Millisecond
+	p := open(t, serve(t, slow))
+	p.viewport(1280, 480)
+	p.send(emailRequest)
+	const gap = `(c => c.scrollHeight - c.scrollTop - c.clientHeight)(document.getElementById('chat'))`
+	const streamed = `document.querySelector('#chat .step-raw.is-live pre')?.textContent.length ?? 0`
+	p.waitFor("the live output to overflow the chat", `document.querySelector('#chat .step-raw.is-live') && `+
+		`document.getElementById('chat').scrollHeight > document.getElementById('chat').clientHeight + 300`)
+	p.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		wheel := input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseWheel, X: 10, Y: 200, DeltaX: 1, DeltaY: -250}
+		_, err := cdp.Call(ctx, t, input.DispatchMouseEvent, wheel)
+		return err
+	}))
+	p.waitFor("the chat scrolled up", gap+` > 100`)
+	top := eval[float64](p, `document.getElementById('chat').scrollTop`)
+	seen := eval[int](p, streamed)
+	p.waitFor("more of the reply to stream", fmt.Sprintf(`(%s) > %d + 40 || !document.querySelector('#chat .step-raw.is-live')`, streamed, seen))
+	if now := eval[float64](p, `document.getElementById('chat').scrollTop`); now != top {
+		t.Errorf("the chat moved from %.0f to %.0f px while the reader was scrolled up", top, now)
+	}
+	p.do(chromedp.KeyEvent(kb.Escape))
+	p.waitEnd(1)
 }

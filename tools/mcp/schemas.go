@@ -33,7 +33,9 @@ func (l *listedSchemas) observe(direction string, m rpcMessage) {
 	case direction == sent && m.method == "tools/list" && m.id != "":
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if l.pending == nil {
+		if l.pending == nil || firstPage(m.raw) {
+			// A listing starts over: what earlier ones kept, and the
+			// requests they never saw answered, are done with.
 			l.pending = make(map[string]bool)
 			l.byName = make(map[string]json.RawMessage)
 		}
@@ -44,6 +46,17 @@ func (l *listedSchemas) observe(direction string, m rpcMessage) {
 		defer l.mu.Unlock()
 		maps.Copy(l.byName, schemas)
 	}
+}
+
+// firstPage reports whether a tools/list request asks for the first page:
+// it names no cursor.
+func firstPage(request []byte) bool {
+	var r struct {
+		Params struct {
+			Cursor *string `json:"cursor"`
+		} `json:"params"`
+	}
+	return json.Unmarshal(request, &r) == nil && r.Params.Cursor == nil
 }
 
 // answered reports whether id is that of a tools/list request, which its

@@ -126,6 +126,7 @@ function markOffered(names) {
 
 /** follow draws a run's events as they arrive, resuming after drops. */
 function follow(run, turn) {
+  const live = { id: run.id, view: null, source: null };
   // A run in step mode that waits on a pause is not running: it says what
   // it waits for. A run being stopped says so until it ends.
   const progress = () => {
@@ -148,7 +149,7 @@ function follow(run, turn) {
   // EventSource resumes by itself, sending Last-Event-ID; the view skips
   // anything it has already drawn.
   const source = new EventSource(run.events);
-  const live = { id: run.id, view, source };
+  Object.assign(live, { view, source });
   for (const type of eventTypes) {
     source.addEventListener(type, (msg) => {
       view.apply(JSON.parse(msg.data));
@@ -331,12 +332,24 @@ ui.chat.addEventListener('scroll', () => {
   lastTop = scrollTop;
   lastHeight = scrollHeight;
 });
+// A wheel turned upwards, with room to scroll, is the reader's, however
+// fast the output grows.
+ui.chat.addEventListener(
+  'wheel',
+  (ev) => {
+    if (ev.deltaY < 0 && ui.chat.scrollTop > 0) pinned = false;
+  },
+  { passive: true },
+);
 
 // Cards also change size between events (a card folding in presenter
 // mode, a pause's controls drawn): a pinned chat follows those too.
 const resized = new ResizeObserver(() => scrollLater());
 new MutationObserver((changes) => {
-  for (const change of changes) for (const node of change.addedNodes) if (node instanceof Element) resized.observe(node);
+  for (const change of changes) {
+    for (const node of change.addedNodes) if (node instanceof Element) resized.observe(node);
+    for (const node of change.removedNodes) if (node instanceof Element) resized.unobserve(node);
+  }
 }).observe(ui.chat, { childList: true });
 
 function scrollLater() {
