@@ -1,8 +1,11 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -140,5 +143,46 @@ func TestARunInProgressIsWrittenAsItGoes(t *testing.T) {
 	}
 	if last := snap.Events[len(snap.Events)-1]; last.Type != agent.Token || last.Text != "three " {
 		t.Fatalf("the last event kept is %+v, want the third token", last)
+	}
+}
+
+// A database toolscope cannot use is refused before anything in it
+// changes, its journal mode included: another program's, or one a newer
+// toolscope wrote.
+func TestADatabaseNotOursIsLeftAsItIs(t *testing.T) {
+	for _, c := range []struct {
+		name, sql string
+		want      store.Problem
+	}{
+		{"another program's", `CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('Ann');`, store.Corrupt},
+		{"a newer toolscope's", `CREATE TABLE runs (id TEXT); PRAGMA user_version = 99;`, store.Newer},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, store.FileName)
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(c.sql); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			before, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = store.Open(dir, store.Options{})
+			var e *store.Error
+			if !errors.As(err, &e) || e.Problem != c.want {
+				t.Fatalf("Open: %v; want a %s *store.Error", err, c.want)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+				t.Error("the database was changed")
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("files in the data directory: %v; want the database alone", entries)
+			}
+		})
 	}
 }

@@ -49,8 +49,9 @@ CREATE TABLE IF NOT EXISTS chunks (
 // its agent.Reason.
 const statusRunning = "running"
 
-// migrate creates the tables, refusing a newer layout and bringing an
-// older one up to date, and marks the runs that were in progress when a
+// migrate creates the tables, refusing a newer layout or another
+// program's database before it changes anything and bringing an older
+// layout up to date, and marks the runs that were in progress when a
 // server stopped as cancelled. Its writes take the database's exclusive
 // lock, held from then on.
 func migrate(db *sql.DB) error {
@@ -60,6 +61,21 @@ func migrate(db *sql.DB) error {
 	}
 	if version > schemaVersion {
 		return &Error{Problem: Newer, Err: fmt.Errorf("layout %d; this toolscope knows %d", version, schemaVersion)}
+	}
+	if version == 0 {
+		// toolscope marks every database it writes: an unmarked one
+		// with tables is another program's.
+		var tables int
+		if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table'`).Scan(&tables); err != nil {
+			return err
+		}
+		if tables > 0 {
+			return &Error{Problem: Corrupt, Err: fmt.Errorf("an SQLite database of another program: it has %d tables and no toolscope layout", tables)}
+		}
+	}
+	// Outside any transaction, as SQLite requires.
+	if _, err := db.Exec(`PRAGMA journal_mode = WAL`); err != nil {
+		return err
 	}
 	tx, err := db.Begin()
 	if err != nil {

@@ -180,9 +180,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	// One connection, which holds the database exclusively: a second
 	// toolscope fails at once (busy_timeout 0) instead of interleaving
-	// its runs or waiting.
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)&_pragma=locking_mode(EXCLUSIVE)"+
-		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	// its runs or waiting. The write-ahead log, which changes the file,
+	// is turned on by migrate once the database is known to be ours.
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)&_pragma=locking_mode(EXCLUSIVE)&_pragma=synchronous(NORMAL)")
 	if err != nil {
 		return nil, classify(path, err)
 	}

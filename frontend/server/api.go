@@ -215,14 +215,16 @@ func (s *Server) getRun(c *fiber.Ctx) error {
 // listRuns lists the kept runs, newest first, whoever started them: those
 // in memory and those in the history, of this server or an earlier one,
 // which say "stored": true.
-// ?q= keeps those whose text, model, tools or outcome contain it. A
-// history that cannot be read leaves the runs in memory, and says why.
+// ?q= keeps those whose text, model, tools or outcome contain it. It says
+// whether the history is on, as /api/health does, for a page that polls
+// it to learn of a failure mid-session. A history that cannot be read
+// leaves the runs in memory, and says why.
 func (s *Server) listRuns(c *fiber.Ctx) error {
 	list, err := s.cfg.Hub.Find(c.Query("q"), 0)
 	if list == nil {
 		list = []runs.Summary{}
 	}
-	out := fiber.Map{"runs": list}
+	out := fiber.Map{"runs": list, "history": s.cfg.Hub.History()}
 	if err != nil {
 		out["history_error"] = err.Error()
 	}

@@ -459,10 +459,11 @@ async function refreshRuns() {
   const asked = ++runsAsked;
   const q = runSearch?.value.trim() ?? '';
   try {
-    const { runs, history_error: problem } = await request('GET', q ? `/api/runs?q=${encodeURIComponent(q)}` : '/api/runs');
+    const { runs, history, history_error: problem } = await request('GET', q ? `/api/runs?q=${encodeURIComponent(q)}` : '/api/runs');
     if (asked !== runsAsked) return;
     runList.replaceChildren(...runs.map(runItem));
-    if (problem) showHistory({ on: false, off: problem });
+    // A history that fails mid-session (a full disk) says so at the next poll.
+    showHistory(problem ? { on: false, off: problem } : history);
   } catch {
     // The status line already says when toolscope cannot be reached.
   }
