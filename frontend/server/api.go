@@ -123,18 +123,19 @@ func unjoin(err error) []error {
 }
 
 // decodeStrict reads exactly one JSON object with only known fields,
-// named exactly: encoding/json would take "Message" for "message".
-func decodeStrict(body []byte, v any) error {
+// named exactly: encoding/json would take "Message" for "message". Its
+// errors call the object what, and show example for an empty body.
+func decodeStrict(body []byte, v any, what, example string) error {
 	if err := exactKeys(body, v); err != nil {
-		return err
+		return fmt.Errorf("the body is not a valid %s: %w", what, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {
-			return errors.New(`the body is empty: send a JSON object such as {"message": "…"}`)
+			return fmt.Errorf("the body is empty: send a JSON object such as %s", example)
 		}
-		return fmt.Errorf("the body is not a valid run request: %v", err)
+		return fmt.Errorf("the body is not a valid %s: %v", what, err)
 	}
 	if dec.More() {
 		return errors.New("the body holds more than one JSON value")
@@ -144,7 +145,7 @@ func decodeStrict(body []byte, v any) error {
 
 func (s *Server) startRun(c *fiber.Ctx) error {
 	var req runRequest
-	if err := decodeStrict(c.Body(), &req); err != nil {
+	if err := decodeStrict(c.Body(), &req, "run request", `{"message": "…"}`); err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
 	settings, err := req.settings(s.cfg.Engine.Settings())

@@ -95,7 +95,7 @@ func exactKeys(body []byte, v any) error {
 		for i := range t.NumField() {
 			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 			if name != key && strings.EqualFold(name, key) {
-				return fmt.Errorf("the body is not a valid run request: field %q is spelled %q", key, name)
+				return fmt.Errorf("field %q is spelled %q", key, name)
 			}
 		}
 	}

@@ -53,8 +53,8 @@ func (req *queryRequest) settings(base engine.Settings) (engine.Settings, error)
 // show it.
 func (s *Server) query(c *fiber.Ctx) error {
 	var req queryRequest
-	if err := decodeStrict(c.Body(), &req); err != nil {
-		return fiber.NewError(fiber.StatusBadRequest, strings.Replace(err.Error(), "a valid run request", `a valid query such as {"query": "…", "k": 5}`, 1))
+	if err := decodeStrict(c.Body(), &req, "query", `{"query": "…", "k": 5}`); err != nil {
+		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
 	settings, err := req.settings(s.cfg.Engine.Settings())
 	if err != nil {

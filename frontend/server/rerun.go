@@ -32,7 +32,7 @@ func (s *Server) rerunRun(c *fiber.Ctx) error {
 		return err
 	}
 	var req rerunRequest
-	if err := decodeStrict(c.Body(), &req); err != nil {
+	if err := decodeStrict(c.Body(), &req, "rerun request", `{"round": 2}`); err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
 	if req.Message != "" || req.ConversationID != "" {

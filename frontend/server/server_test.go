@@ -275,6 +275,8 @@ func TestBadRequests(t *testing.T) {
 		{"unknown conversation", "/api/runs", `{"message": "hi", "conversation_id": "c-nope"}`, 404, "no such conversation"},
 		{"busy conversation", "/api/runs", `{"message": "hi", "conversation_id": "` + busy + `"}`, 409, "run in progress"},
 		{"unknown run", "/api/runs/r-nope/cancel", ``, 404, `no run "r-nope"`},
+		{"bad edit", "/api/runs/" + busyRun + "/continue", `{"bogus": 1}`, 400, `the body is not a valid edit: json: unknown field "bogus"`},
+		{"bad rerun", "/api/runs/" + busyRun + "/rerun", `{"Round": 1}`, 400, `the body is not a valid rerun request: field "Round" is spelled "round"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, v := ts.post(t, c.path, c.body)

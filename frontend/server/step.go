@@ -20,7 +20,7 @@ func (s *Server) continueRun(c *fiber.Ctx) error {
 	}
 	var edit agent.Edit
 	if body := bytes.TrimSpace(c.Body()); len(body) > 0 {
-		if err := decodeStrict(body, &edit); err != nil {
+		if err := decodeStrict(body, &edit, "edit", `{"result": "…"}`); err != nil {
 			return fiber.NewError(fiber.StatusBadRequest, err.Error())
 		}
 	}
