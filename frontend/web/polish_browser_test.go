@@ -371,3 +371,37 @@ func TestPolishReadingDuringAStream(t *testing.T) {
 	p.do(chromedp.KeyEvent(kb.Escape))
 	p.waitEnd(1)
 }
+
+// TestPolishCompareBeforeAndAfterAnEdit compares a run whose prompt was
+// edited at its pause with the same request run as it came: the diff is
+// of what the model read, and says which side was edited.
+func TestPolishCompareBeforeAndAfterAnEdit(t *testing.T) {
+	t.Parallel()
+	url := serve(t, demoModel(0))
+	p := open(t, url)
+	p.do(chromedp.Click(chromedp.ID("set-step")))
+	p.send(emailRequest)
+	p.stepTo(1, "input")
+	_ = eval[chromedp.Void](p, `(() => {
+  const box = document.querySelector('#chat .is-paused .step-edit');
+  box.value = box.value.replace("tomorrow's standup", "tomorrow's standup, in French");
+})()`)
+	p.clickStep("Send")
+	for _, at := range []string{"call", "response", "input"} {
+		p.stepTo(1, at)
+		p.continueWithSpace()
+	}
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the edited run ended %q", reason)
+	}
+	runThroughAPI(t, url, emailRequest) // newest, so A; the edited run is B
+
+	p.waitFor("both runs, finished, in the Runs panel", `[...document.querySelectorAll('#run-list .run-state')].filter((s) => s.textContent.startsWith('answered')).length === 2`)
+	p.do(chromedp.Click(chromedp.CSS(`#run-list li:nth-child(1) .compare-pick input`)), chromedp.Click(chromedp.CSS(`#run-list li:nth-child(2) .compare-pick input`)))
+	p.do(chromedp.Click(chromedp.CSS(`.compare-button`)))
+	p.waitFor("the compared rounds", `document.querySelectorAll('#compare-dialog .compare-round').length === 2`)
+	added := eval[string](p, `[...document.querySelector('#compare-dialog .compare-round').querySelectorAll('.diff-add')].map((l) => l.textContent).join('')`)
+	contains(t, "round 1's diff", added, "in French")
+	contains(t, "round 1's summary", eval[string](p, `document.querySelector('#compare-dialog .compare-round [data-slot=diff-summary]').textContent`),
+		"B edited at the pause")
+}

@@ -80,6 +80,10 @@ function summarize(snap) {
       case 'round_started':
         round(e.round).input = e.input;
         break;
+      case 'edited':
+        // The model read the input as edited at its pause, not as first shown.
+        if (e.change.what === 'input') Object.assign(round(e.round), { input: e.change.now, edited: true });
+        break;
       case 'text_delta':
         round(e.round).text += e.text;
         break;
@@ -131,7 +135,9 @@ function compareRound(n, runs) {
   const diff = lineDiff(inputText(a?.input, raw), inputText(b?.input, raw));
   const changed = diff.filter((l) => l.op !== '=').length;
   const what = raw ? 'the rendered prompts' : 'the message lists';
-  fill(section, { 'diff-summary': changed ? `${changed} line${changed === 1 ? '' : 's'} differ in ${what}` : `${what} are the same` });
+  const edited = ['A', 'B'].filter((_, i) => runs[i].rounds.get(n)?.edited);
+  const note = edited.length ? ` (as the model read them: ${edited.join(' and ')} edited at the pause)` : '';
+  fill(section, { 'diff-summary': (changed ? `${changed} line${changed === 1 ? '' : 's'} differ in ${what}` : `${what} are the same`) + note });
   const pre = slot(section, 'diff');
   for (const line of hunks(diff)) {
     if (line.op === '…') pre.append(element('span', 'diff-fold', `… ${line.count} unchanged line${line.count === 1 ? '' : 's'}\n`));
