@@ -87,6 +87,11 @@ func (s *Store) loadEvents(id string) ([]runs.Encoded, error) {
 // first, at most limit of them (all for 0). A run in progress is the
 // Hub's to list: only it knows whether the run is paused.
 func (s *Store) Find(query string, limit int) ([]runs.Summary, error) {
+	if strings.ContainsRune(query, 0) {
+		// SQLite's LIKE stops at a NUL: the pattern would shrink to
+		// everything, and a run's text holds none worth finding.
+		return []runs.Summary{}, nil
+	}
 	if limit <= 0 {
 		limit = -1 // SQLite's "no limit"
 	}

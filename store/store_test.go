@@ -117,7 +117,7 @@ func TestFindSearchesTextModelToolAndOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		query string
 		want  int
-	}{{"", 2}, {"PARIS", 1}, {"send_mail", 1}, {"answered", 2}, {"toolscope-demo", 2}, {"nothing like it", 0}, {"%", 0}} {
+	}{{"", 2}, {"PARIS", 1}, {"send_mail", 1}, {"answered", 2}, {"toolscope-demo", 2}, {"nothing like it", 0}, {"%", 0}, {"\x00zzzz", 0}} {
 		list, err := s.Find(tc.query, 10)
 		if err != nil || len(list) != tc.want {
 			t.Errorf("Find(%q) = %d runs, %v; want %d", tc.query, len(list), err, tc.want)
