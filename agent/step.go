@@ -51,12 +51,15 @@ type Pause struct {
 // (Error wins), else Arguments replace the call's: the tool runs with
 // them, and the reply in the conversation holds the edited call in the
 // model's place (see [Change.NotWritten]). At AtResponse,
-// Response replaces the text the model reads back.
+// Response replaces the text the model reads back. Result, Error and
+// Response are pointers so that an empty one sent is told from none: an
+// empty result or response is an edit, an empty error a mistake (see
+// [Pause.Check]).
 type Edit struct {
 	Input     *llm.Input      `json:"input,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Result    *string         `json:"result,omitempty"`
-	Error     string          `json:"error,omitempty"`
+	Error     *string         `json:"error,omitempty"`
 	Skip      bool            `json:"skip,omitempty"`
 	Response  *string         `json:"response,omitempty"`
 }
@@ -74,14 +77,21 @@ func (e *EditError) Error() string {
 }
 
 // Check reports whether e fits p: an *EditError when it changes what p
-// does not wait on, or changes it into something the run cannot use.
+// does not wait on, skips a call and changes it too, or changes
+// something into what the run cannot use.
 func (p Pause) Check(e Edit) error {
 	fields := map[string]bool{"input": e.Input != nil, "arguments": e.Arguments != nil,
-		"result": e.Result != nil, "error": e.Error != "", "skip": e.Skip, "response": e.Response != nil}
+		"result": e.Result != nil, "error": e.Error != nil, "skip": e.Skip, "response": e.Response != nil}
 	fits := map[Point][]string{AtInput: {"input"}, AtCall: {"arguments", "result", "error", "skip"}, AtResponse: {"response"}}[p.At]
 	for _, name := range []string{"input", "arguments", "result", "error", "skip", "response"} {
 		if fields[name] && !slices.Contains(fits, name) {
 			return &EditError{At: p.At, Field: name, Problem: "does not fit this pause"}
+		}
+	}
+	for _, other := range []string{"result", "error", "arguments"} {
+		if e.Skip && fields[other] {
+			// stepCall would skip and drop the other silently.
+			return &EditError{At: p.At, Field: "skip", Problem: fmt.Sprintf("cannot go with %q: a skipped call does not run, so nothing of it can change", other)}
 		}
 	}
 	switch {
@@ -93,6 +103,9 @@ func (p Pause) Check(e Edit) error {
 		return &EditError{At: p.At, Field: "input", Problem: "has no messages"}
 	case e.Arguments != nil && !isObject(e.Arguments):
 		return &EditError{At: p.At, Field: "arguments", Problem: "must be a JSON object"}
+	case e.Error != nil && strings.TrimSpace(*e.Error) == "":
+		// A blank error would read, to the model and the person, as none.
+		return &EditError{At: p.At, Field: "error", Problem: "needs the error's text"}
 	}
 	return nil
 }
@@ -179,10 +192,11 @@ func (r *run) stepCall(ctx context.Context, round int, rep *reply, c *Call) (run
 		change.What = "skip"
 		r.edited(round, change, false)
 		return c, errorJSON("not run: skipped by the user"), true
-	case e.Error != "" || e.Result != nil:
+	case e.Error != nil || e.Result != nil:
 		faked := Event{Type: ToolFinished, Round: round, Call: c}
-		if faked.Error = e.Error; e.Error != "" {
-			change.What, change.Now, text = "error", mustJSON(e.Error), errorJSON(e.Error)
+		if e.Error != nil {
+			faked.Error = *e.Error
+			change.What, change.Now, text = "error", mustJSON(*e.Error), errorJSON(*e.Error)
 		} else {
 			faked.Result = *e.Result
 			change.What, change.Now, text = "result", mustJSON(*e.Result), *e.Result

@@ -81,7 +81,7 @@ func TestStepEditedInputIsSent(t *testing.T) {
 func TestStepFakedErrorReachesModel(t *testing.T) {
 	b, conv, res, events := stepRun(t, context.Background(), [][]string{{mailCall}, {"It failed."}}, func(_ context.Context, p agent.Pause) agent.Edit {
 		if p.At == agent.AtCall {
-			return agent.Edit{Error: "mailbox full"}
+			return agent.Edit{Error: ptr("mailbox full")}
 		}
 		return agent.Edit{}
 	})
@@ -170,7 +170,7 @@ func TestStepCancelWhilePaused(t *testing.T) {
 		}
 		cancel()
 		<-ctx.Done()
-		return agent.Edit{Error: "ignored: the run was stopped"}
+		return agent.Edit{Error: ptr("ignored: the run was stopped")}
 	})
 	if res.Reason != agent.Cancelled || len(b.sent) != 1 {
 		t.Fatalf("result %+v after %d model calls, want cancelled after one", res, len(b.sent))
@@ -197,7 +197,18 @@ func TestPauseCheck(t *testing.T) {
 		{agent.Pause{At: agent.AtCall}, agent.Edit{Result: &text}, ""},
 		{agent.Pause{At: agent.AtCall}, agent.Edit{Response: &text}, "response"},
 		{agent.Pause{At: agent.AtResponse}, agent.Edit{Response: &text}, ""},
-		{agent.Pause{At: agent.AtResponse}, agent.Edit{Error: "e"}, "error"},
+		{agent.Pause{At: agent.AtResponse}, agent.Edit{Error: &text}, "error"},
+		{agent.Pause{At: agent.AtCall}, agent.Edit{Error: &text}, ""},
+		// An empty error is sent, not absent: the tool must not run.
+		{agent.Pause{At: agent.AtCall}, agent.Edit{Error: ptr("")}, "error"},
+		{agent.Pause{At: agent.AtCall}, agent.Edit{Error: ptr(" \n")}, "error"},
+		// Error wins over Result, as documented.
+		{agent.Pause{At: agent.AtCall}, agent.Edit{Error: &text, Result: &text}, ""},
+		// A skip excludes every change of the call.
+		{agent.Pause{At: agent.AtCall}, agent.Edit{Skip: true}, ""},
+		{agent.Pause{At: agent.AtCall}, agent.Edit{Skip: true, Result: &text}, "skip"},
+		{agent.Pause{At: agent.AtCall}, agent.Edit{Skip: true, Error: &text}, "skip"},
+		{agent.Pause{At: agent.AtCall}, agent.Edit{Skip: true, Arguments: json.RawMessage(`{}`)}, "skip"},
 	}
 	for _, c := range cases {
 		err := c.p.Check(c.e)
@@ -207,6 +218,28 @@ func TestPauseCheck(t *testing.T) {
 		}
 	}
 }
+
+// The refusals name what is wrong: both fields of a conflict, and what an
+// empty error lacks.
+func TestPauseCheckSaysWhy(t *testing.T) {
+	text := "x"
+	at := agent.Pause{At: agent.AtCall}
+	for _, c := range []struct {
+		e    agent.Edit
+		want string
+	}{
+		{agent.Edit{Skip: true, Result: &text}, `"skip" cannot go with "result"`},
+		{agent.Edit{Skip: true, Error: &text}, `"skip" cannot go with "error"`},
+		{agent.Edit{Skip: true, Arguments: json.RawMessage(`{"to": "a"}`)}, `"skip" cannot go with "arguments"`},
+		{agent.Edit{Error: ptr("")}, `"error" needs the error's text`},
+	} {
+		if err := at.Check(c.e); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Check(%+v) = %v, want it to say %q", c.e, err, c.want)
+		}
+	}
+}
+
+func ptr(s string) *string { return &s }
 
 // mail writes a send_mail call to whom, its arguments in the order the
 // tool lists them, as the dialect's own writer writes it.

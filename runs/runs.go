@@ -31,9 +31,29 @@ var (
 	ErrUnknownConversation = errors.New("no such conversation: it may have expired; start a new one")
 	ErrBusy                = errors.New("the conversation has a run in progress: wait for it or cancel it")
 	ErrClosed              = errors.New("the server is shutting down")
-	// ErrTooManyRuns: Limits.MaxLive runs are in progress.
+	// ErrTooManyRuns: Limits.MaxLive runs are in progress. Start returns
+	// it as a *TooManyRunsError, which says how many of them are paused.
 	ErrTooManyRuns = errors.New("too many runs are in progress: wait for one to finish and try again")
 )
+
+// TooManyRunsError is Start's error when Limits.MaxLive runs are in
+// progress; errors.Is(err, ErrTooManyRuns) holds for it. A run paused in
+// step mode keeps its place, however long it waits, and only Continue
+// or Cancel frees it: Paused says how many of the runs are waiting so.
+type TooManyRunsError struct {
+	Live   int // the runs in progress: the most allowed
+	Paused int // of them, those paused in step mode
+}
+
+func (e *TooManyRunsError) Error() string {
+	if e.Paused == 0 {
+		return ErrTooManyRuns.Error()
+	}
+	return fmt.Sprintf("too many runs are in progress (%d): %d of them are paused in step mode, and wait until they are continued or cancelled", e.Live, e.Paused)
+}
+
+// Is reports whether target is ErrTooManyRuns.
+func (e *TooManyRunsError) Is(target error) bool { return target == ErrTooManyRuns }
 
 // Hub starts runs and keeps them, and their conversations, until they are
 // evicted. It is safe for concurrent use.
@@ -125,7 +145,7 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 		return nil, ErrClosed
 	}
 	if h.live >= h.limits.MaxLive {
-		return nil, ErrTooManyRuns
+		return nil, &TooManyRunsError{Live: h.live, Paused: h.paused()}
 	}
 	convID := spec.ConversationID
 	conv := h.convs[convID]
@@ -151,7 +171,8 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 		spec.Source = SourcePage
 	}
 	r := &Run{ID: newID("r"), ConversationID: convID, Message: spec.Message, Source: spec.Source,
-		UserAgent: spec.UserAgent, ForkedFrom: spec.ForkedFrom, Started: time.Now(), cancel: cancel, changed: make(chan struct{}), limits: h.limits}
+		UserAgent: spec.UserAgent, ForkedFrom: spec.ForkedFrom, Started: time.Now(), cancel: cancel, changed: make(chan struct{}), limits: h.limits,
+		OpensConversation: spec.ConversationID == "" && spec.History == nil}
 	h.runs[r.ID] = r
 	h.order = append(h.order, r.ID)
 	rec := h.archive
@@ -185,6 +206,21 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 		h.retire(r)
 	}()
 	return r, nil
+}
+
+// paused counts the runs in progress that wait in step mode; h.mu is
+// held. The order h.mu, then a Run's mu, is retire's too.
+func (h *Hub) paused() int {
+	n := 0
+	for _, id := range h.order {
+		r := h.runs[id]
+		r.mu.Lock()
+		if r.status() == "paused" {
+			n++
+		}
+		r.mu.Unlock()
+	}
+	return n
 }
 
 func (h *Hub) release(conv *conversation) {
@@ -294,8 +330,12 @@ type Run struct {
 	Source         Source
 	UserAgent      string
 	ForkedFrom     *Fork // nil unless the run reruns another
-	Started        time.Time
-	cancel         context.CancelFunc
+	// OpensConversation says that nothing came before Message: the run
+	// began a conversation of its own, with no history. False for a run
+	// an Archive gave back, which does not record it.
+	OpensConversation bool
+	Started           time.Time
+	cancel            context.CancelFunc
 	// stored: the run was loaded from an Archive (see [Restore]), not kept
 	// in memory since it ran.
 	stored bool

@@ -8,8 +8,34 @@ import (
 )
 
 // ErrNotPaused is Continue's error for a run that waits on nothing: one
-// not in step mode, between pauses, or finished.
+// not in step mode, or between pauses; for a finished one, an *OverError.
 var ErrNotPaused = errors.New("the run is not paused")
+
+// OverError is Continue's error for a run that has finished, which will
+// never wait again; errors.Is(err, ErrNotPaused) holds for it.
+type OverError struct {
+	Reason agent.Reason // how the run ended
+}
+
+func (e *OverError) Error() string {
+	how, ok := endedHow[e.Reason]
+	if !ok {
+		how = "it ended: " + string(e.Reason)
+	}
+	return "the run is over: " + how
+}
+
+// Is reports whether target is ErrNotPaused.
+func (e *OverError) Is(target error) bool { return target == ErrNotPaused }
+
+// endedHow says how a run ended, by its Reason.
+var endedHow = map[agent.Reason]string{
+	agent.Answered:  "it answered",
+	agent.Returned:  "it returned its tool calls to the client",
+	agent.MaxRounds: "it reached its round limit",
+	agent.Cancelled: "it was cancelled",
+	agent.Failed:    "it failed",
+}
 
 // pause is what a run in step mode waits on. It is set as the Paused
 // event is recorded, under the same lock, so that a viewer who sees the
@@ -45,12 +71,15 @@ func (r *Run) Step(ctx context.Context, _ agent.Pause) agent.Edit {
 }
 
 // Continue ends the run's pause with e: the zero Edit goes on unchanged.
-// Its error is ErrNotPaused, or an *agent.EditError when e does not fit
-// what the run waits on.
+// Its error is ErrNotPaused, an *OverError, or an *agent.EditError when e
+// does not fit what the run waits on.
 func (r *Run) Continue(e agent.Edit) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.pause.waiting == nil || r.done {
+	switch {
+	case r.done:
+		return &OverError{Reason: r.result.Reason}
+	case r.pause.waiting == nil:
 		return ErrNotPaused
 	}
 	if err := r.pause.waiting.Check(e); err != nil {

@@ -83,7 +83,7 @@ func readEdit(p agent.Pause, line string) (agent.Edit, error) {
 		// An empty error is no edit at all: the tool would run.
 		return agent.Edit{}, errors.New("x needs the error's text: x TEXT")
 	case cmd == "x":
-		return agent.Edit{Error: unescaped}, nil
+		return agent.Edit{Error: &unescaped}, nil
 	case cmd == "e" && p.At == agent.AtCall:
 		return agent.Edit{Arguments: json.RawMessage(text)}, nil
 	case cmd == "e" && p.At == agent.AtResponse:

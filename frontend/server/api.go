@@ -1,12 +1,10 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -122,27 +120,6 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// decodeStrict reads exactly one JSON object with only known fields,
-// named exactly: encoding/json would take "Message" for "message". Its
-// errors call the object what, and show example for an empty body.
-func decodeStrict(body []byte, v any, what, example string) error {
-	if err := exactKeys(body, v); err != nil {
-		return fmt.Errorf("the body is not a valid %s: %w", what, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("the body is empty: send a JSON object such as %s", example)
-		}
-		return fmt.Errorf("the body is not a valid %s: %v", what, err)
-	}
-	if dec.More() {
-		return errors.New("the body holds more than one JSON value")
-	}
-	return nil
-}
-
 func (s *Server) startRun(c *fiber.Ctx) error {
 	var req runRequest
 	if err := decodeStrict(c.Body(), &req, "run request", `{"message": "…"}`); err != nil {
@@ -165,13 +142,8 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusNotFound, err.Error())
 	case errors.Is(err, runs.ErrBusy):
 		return fiber.NewError(fiber.StatusConflict, err.Error())
-	case errors.Is(err, runs.ErrClosed):
-		return fiber.NewError(fiber.StatusServiceUnavailable, err.Error())
-	case errors.Is(err, runs.ErrTooManyRuns):
-		c.Set(fiber.HeaderRetryAfter, "5")
-		return fiber.NewError(fiber.StatusTooManyRequests, err.Error())
 	case err != nil:
-		return err
+		return startError(c, err)
 	}
 	s.latest.Store(&run.ID)
 	return writeJSON(c, fiber.StatusCreated, fiber.Map{
@@ -179,6 +151,33 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 		"conversation_id": run.ConversationID,
 		"events":          eventsPath(run.ID),
 	})
+}
+
+// startError words why a run could not start.
+func startError(c *fiber.Ctx, err error) error {
+	switch {
+	case errors.Is(err, runs.ErrClosed):
+		return fiber.NewError(fiber.StatusServiceUnavailable, err.Error())
+	case errors.Is(err, runs.ErrTooManyRuns):
+		c.Set(fiber.HeaderRetryAfter, "5")
+		return fiber.NewError(fiber.StatusTooManyRequests, tooManyRuns(err))
+	}
+	return err
+}
+
+// tooManyRuns words ErrTooManyRuns. Runs paused in step mode hold their
+// places until someone continues or cancels them, however long that
+// takes: waiting alone may never free one, so the API's user is told
+// how to find them and what frees them.
+func tooManyRuns(err error) string {
+	var tm *runs.TooManyRunsError
+	if !errors.As(err, &tm) || tm.Paused == 0 {
+		return err.Error()
+	}
+	return fmt.Sprintf("too many runs are in progress (%d, the most allowed at once), and %d of them are paused in step mode: "+
+		"a paused run holds its place until it is continued or cancelled. "+
+		`Find them with GET /api/runs ("status": "paused"), then POST /api/runs/{id}/continue or POST /api/runs/{id}/cancel`,
+		tm.Live, tm.Paused)
 }
 
 // eventsPath is where a run's events stream.

@@ -17,8 +17,11 @@ func (s *Server) exportRun(c *fiber.Ctx) error {
 		return err
 	}
 	snap := run.Snapshot()
-	if !snap.Done {
-		// A recording that stops midway would replay as a run cut short.
+	// A recording that stops midway would replay as a run cut short.
+	switch {
+	case snap.Status == "paused":
+		return fiber.NewError(fiber.StatusConflict, fmt.Sprintf("run %q is paused in step mode: continue it to its end (POST /api/runs/%s/continue), or cancel it (POST /api/runs/%s/cancel), then export it", run.ID, run.ID, run.ID))
+	case !snap.Done:
 		return fiber.NewError(fiber.StatusConflict, fmt.Sprintf("run %q is still going: export it once it has finished, or stop it first", run.ID))
 	}
 	h := recording.NewHeader(recording.Run{ID: run.ID, ConversationID: run.ConversationID, Message: run.Message,

@@ -189,18 +189,6 @@ func joinText(a, b string) string {
 	return a + "\n\n" + b
 }
 
-// startError words why a run could not start.
-func startError(c *fiber.Ctx, err error) error {
-	switch {
-	case errors.Is(err, runs.ErrClosed):
-		return fiber.NewError(fiber.StatusServiceUnavailable, err.Error())
-	case errors.Is(err, runs.ErrTooManyRuns):
-		c.Set(fiber.HeaderRetryAfter, "5")
-		return fiber.NewError(fiber.StatusTooManyRequests, err.Error())
-	}
-	return err
-}
-
 // answerChat waits for the run and answers with the whole completion.
 func answerChat(c *fiber.Ctx, run *runs.Run, comp *completion) error {
 	msg := chatDelta{Role: "assistant"}

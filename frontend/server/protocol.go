@@ -1,10 +1,7 @@
 package server
 
 import (
-	"encoding/json"
-	"fmt"
 	"mime"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -81,23 +78,4 @@ func matches(pattern, path string) bool {
 		}
 	}
 	return true
-}
-
-// exactKeys refuses a JSON object key that names a field of v only when
-// case is ignored. Anything else is left for the decoder to judge.
-func exactKeys(body []byte, v any) error {
-	var keys map[string]json.RawMessage
-	if json.Unmarshal(body, &keys) != nil {
-		return nil
-	}
-	t := reflect.TypeOf(v).Elem()
-	for key := range keys {
-		for i := range t.NumField() {
-			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-			if name != key && strings.EqualFold(name, key) {
-				return fmt.Errorf("field %q is spelled %q", key, name)
-			}
-		}
-	}
-	return nil
 }

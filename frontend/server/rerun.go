@@ -17,7 +17,8 @@ import (
 // optionally that round's input messages, edited.
 type rerunRequest struct {
 	runRequest
-	Round    int           `json:"round"`
+	// Round is required: a pointer tells it left out, or null, from 0.
+	Round    *int          `json:"round"`
 	Messages []llm.Message `json:"messages"`
 }
 
@@ -38,7 +39,11 @@ func (s *Server) rerunRun(c *fiber.Ctx) error {
 	if req.Message != "" || req.ConversationID != "" {
 		return fiber.NewError(fiber.StatusBadRequest, `a rerun takes its conversation from the run: send "round" (and "messages" to edit it), not "message" or "conversation_id"`)
 	}
-	history, err := historyBefore(old, req.Round, req.Messages)
+	if req.Round == nil {
+		return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf(`"round" is required: the round of run %s to start again from, 1 for its request`, old.ID))
+	}
+	round := *req.Round
+	history, err := historyBefore(old, round, req.Messages)
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
@@ -46,7 +51,7 @@ func (s *Server) rerunRun(c *fiber.Ctx) error {
 	// chooses the tools for it; settings() wants one to check.
 	req.Message = old.Message
 	if req.Message == "" {
-		req.Message = fmt.Sprintf("rerun of %s from round %d", old.ID, req.Round)
+		req.Message = fmt.Sprintf("rerun of %s from round %d", old.ID, round)
 	}
 	settings, err := req.settings(s.cfg.Engine.Settings())
 	if err != nil {
@@ -60,7 +65,7 @@ func (s *Server) rerunRun(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
 	run, err := s.cfg.Hub.Start(runs.Spec{Message: req.Message, Agent: a, History: history, Step: req.Step,
-		ForkedFrom: &runs.Fork{Run: old.ID, Round: req.Round}})
+		ForkedFrom: &runs.Fork{Run: old.ID, Round: round}})
 	if err != nil {
 		return startError(c, err)
 	}
@@ -78,15 +83,26 @@ func (s *Server) rerunRun(c *fiber.Ctx) error {
 // round's input, or edited in its place, with the system prompt left for
 // the new run's agent to write from its own settings.
 func historyBefore(r *runs.Run, round int, edited []llm.Message) (*agent.Conversation, error) {
-	events := r.Snapshot().Events
+	snap := r.Snapshot()
+	events := snap.Events
 	input, rounds := roundInput(events, round)
+	var messages []llm.Message
 	switch {
-	case input == nil && rounds == 0:
-		return nil, fmt.Errorf(`"round" %d is not a round of run %s: it has no rounds yet`, round, r.ID)
-	case input == nil:
+	case input != nil:
+		messages = input.Messages
+	case rounds > 0:
 		return nil, fmt.Errorf(`"round" %d is not a round of run %s: it has rounds 1 to %d`, round, r.ID, rounds)
+	case !snap.Done:
+		return nil, fmt.Errorf(`"round" %d is not a round of run %s: it has no rounds yet`, round, r.ID)
+	case !r.OpensConversation:
+		return nil, fmt.Errorf(`run %s ended before its first round, and its conversation before it is not kept: send the request again`, r.ID)
+	case round != 1:
+		return nil, fmt.Errorf(`"round" %d is not a round of run %s: it ended before its first round; rerun it from round 1`, round, r.ID)
+	default:
+		// A run that failed before round 1, its backend down, is rerun
+		// as it began: its request alone, on the backend the rerun names.
+		messages = []llm.Message{{Role: llm.RoleUser, Content: r.Message}}
 	}
-	messages := input.Messages
 	if edited != nil {
 		messages = edited
 	}

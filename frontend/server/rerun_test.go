@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/internal/nettest"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/streamparser"
 )
@@ -91,7 +92,9 @@ func TestRerunBadRequests(t *testing.T) {
 	}{
 		{"unknown run", "/api/runs/r-nope/rerun", `{"round": 1}`, 404, `no run "r-nope"`},
 		{"round past the end", "/api/runs/" + old + "/rerun", `{"round": 9}`, 400, `"round" 9 is not a round of run ` + old + `: it has rounds 1 to 2`},
-		{"round zero", "/api/runs/" + old + "/rerun", `{}`, 400, `"round" 0 is not a round`},
+		{"round zero", "/api/runs/" + old + "/rerun", `{"round": 0}`, 400, `"round" 0 is not a round of run ` + old + `: it has rounds 1 to 2`},
+		{"no round", "/api/runs/" + old + "/rerun", `{}`, 400, `"round" is required`},
+		{"a null round", "/api/runs/" + old + "/rerun", `{"round": null}`, 400, `"round" is required`},
 		{"a message", "/api/runs/" + old + "/rerun", `{"round": 1, "message": "hi"}`, 400, `a rerun takes its conversation from the run`},
 		{"ends on the assistant", "/api/runs/" + old + "/rerun", `{"round": 1, "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yes"}]}`, 400, `must end with a user turn`},
 		{"a bad role", "/api/runs/" + old + "/rerun", `{"round": 1, "messages": [{"role": "tool", "content": "{}"}]}`, 400, `"messages"[0] has role "tool"`},
@@ -103,5 +106,45 @@ func TestRerunBadRequests(t *testing.T) {
 				t.Errorf("POST %s %s = %d %q, want %d saying %q", c.path, c.body, status, msg, c.status, c.says)
 			}
 		})
+	}
+}
+
+// A run that failed before its first round, Ollama being down, is rerun
+// from round 1 as it began, here on the demo model.
+func TestRerunARunThatFailedBeforeItsFirstRound(t *testing.T) {
+	ts := start(t, setup{settings: engine.Settings{Backend: engine.BackendOllama, OllamaHost: nettest.ClosedAddress(t), Model: "qwen3:4b"}})
+	request := "Send an email to john@example.com about tomorrow's standup"
+	old, conv := ts.startRun(t, `{"message": "`+request+`"}`)
+	if inputs := ts.roundInputs(t, old); len(inputs) != 0 {
+		t.Fatalf("the run on a closed Ollama has rounds %v, want none", inputs)
+	}
+	if _, snap := ts.get(t, "/api/runs/"+old); snap["status"] != "error" {
+		t.Fatalf("the run on a closed Ollama ended %v, want error", snap["status"])
+	}
+
+	says := `"round" 2 is not a round of run ` + old + `: it ended before its first round; rerun it from round 1`
+	if status, v := ts.post(t, "/api/runs/"+old+"/rerun", `{"round": 2, "backend": "demo"}`); status != http.StatusBadRequest || v["error"] != says {
+		t.Errorf("POST rerun from round 2 = %d %v, want 400 saying %q", status, v, says)
+	}
+	status, v := ts.post(t, "/api/runs/"+old+"/rerun", `{"round": 1, "backend": "demo"}`)
+	if status != http.StatusCreated {
+		t.Fatalf("POST rerun = %d %v", status, v)
+	}
+	id := v["id"].(string)
+	got := ts.roundInputs(t, id)[1]
+	if got == nil || len(got.Messages) != 2 || got.Messages[0].Role != llm.RoleSystem || got.Messages[1] != (llm.Message{Role: llm.RoleUser, Content: request}) {
+		t.Fatalf("the rerun's round 1 input is %+v, want the system prompt and the request", got)
+	}
+	if _, snap := ts.get(t, "/api/runs/"+id); snap["status"] != "answered" {
+		t.Errorf("the rerun on the demo model ended %v, want answered", snap["status"])
+	}
+
+	// A follow-up's earlier turns are not kept with it: it cannot be
+	// rerun as it began.
+	next, _ := ts.startRun(t, `{"message": "and to ann@example.com", "conversation_id": "`+conv+`"}`)
+	ts.events(t, next, 0)
+	want := "run " + next + " ended before its first round, and its conversation before it is not kept: send the request again"
+	if status, v := ts.post(t, "/api/runs/"+next+"/rerun", `{"round": 1, "backend": "demo"}`); status != http.StatusBadRequest || v["error"] != want {
+		t.Errorf("POST rerun of a follow-up = %d %v, want 400 saying %q", status, v, want)
 	}
 }

@@ -277,11 +277,32 @@ func TestBadRequests(t *testing.T) {
 		{"unknown run", "/api/runs/r-nope/cancel", ``, 404, `no run "r-nope"`},
 		{"bad edit", "/api/runs/" + busyRun + "/continue", `{"bogus": 1}`, 400, `the body is not a valid edit: json: unknown field "bogus"`},
 		{"bad rerun", "/api/runs/" + busyRun + "/rerun", `{"Round": 1}`, 400, `the body is not a valid rerun request: field "Round" is spelled "round"`},
+		{"a run request's field in another case", "/api/runs/" + busyRun + "/rerun", `{"round": 1, "Dialect": "marker"}`, 400, `field "Dialect" is spelled "dialect"`},
+		// Values of the wrong type are named by their JSON path and the
+		// JSON type they need, never by Go's names.
+		{"a string round", "/api/runs/" + busyRun + "/rerun", `{"round": "1"}`, 400, `the body is not a valid rerun request: "round" must be a whole number, not a string`},
+		{"a fraction of a round", "/api/runs/" + busyRun + "/rerun", `{"round": 1.5}`, 400, `"round" must be a whole number, not 1.5`},
+		{"a huge round", "/api/runs/" + busyRun + "/rerun", `{"round": 99999999999999999999}`, 400, `"round" 99999999999999999999 is out of range`},
+		{"a string max_rounds", "/api/runs/" + busyRun + "/rerun", `{"round": 1, "max_rounds": "3"}`, 400, `"max_rounds" must be a whole number, not a string`},
+		{"messages not a list", "/api/runs/" + busyRun + "/rerun", `{"round": 1, "messages": {}}`, 400, `"messages" must be a list, not an object`},
+		{"a message not an object", "/api/runs/" + busyRun + "/rerun", `{"round": 1, "messages": [1]}`, 400, `each item of "messages" must be an object, not a number`},
+		{"a role not a string", "/api/runs/" + busyRun + "/rerun", `{"round": 1, "messages": [{"role": 1}]}`, 400, `"messages.role" must be a string, not a number`},
+		{"think not a boolean", "/api/runs", `{"message": "hi", "think": "yes"}`, 400, `"think" must be true or false, not a string`},
+		{"input messages not a list", "/api/runs/" + busyRun + "/continue", `{"input": {"mode": "chat", "messages": "hi"}}`, 400, `the body is not a valid edit: "input.messages" must be a list, not a string`},
+		{"result not a string", "/api/runs/" + busyRun + "/continue", `{"result": 3}`, 400, `"result" must be a string, not a number`},
+		{"not an object", "/api/runs", `[1]`, 400, `the body is not a valid run request: it must be a JSON object, not a list`},
+		{"not JSON", "/api/runs", `{"message": tru}`, 400, `the body is not a valid run request: it is not JSON: invalid character '}' in literal true (expecting 'e'), at byte 16`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, v := ts.post(t, c.path, c.body)
-			if status != c.status || !strings.Contains(fmt.Sprint(v["error"]), c.want) {
+			msg := fmt.Sprint(v["error"])
+			if status != c.status || !strings.Contains(msg, c.want) {
 				t.Fatalf("got %d %v, want %d and an error saying %q", status, v, c.status, c.want)
+			}
+			for _, goName := range []string{"Go ", "of type", "rerunRequest", "runRequest", "llm.", "agent."} {
+				if strings.Contains(msg, goName) {
+					t.Errorf("the error %q names Go's %q", msg, goName)
+				}
 			}
 		})
 	}

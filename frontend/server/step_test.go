@@ -5,6 +5,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolscope/toolscope/frontend/server"
+	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/toolstest"
 )
 
 // waitPaused polls the run until it is paused, and returns what it
@@ -41,6 +46,24 @@ func TestStepThroughARun(t *testing.T) {
 	if call, _ := p["call"].(map[string]any); p["at"] != "call" || call["name"] != "send_mail" {
 		t.Fatalf("second pause = %v, want the send_mail call", p)
 	}
+	// Refused edits leave the call waiting, its tool not run.
+	for body, says := range map[string]string{
+		`{"error": ""}`:                          `"error" needs the error's text`,
+		`{"skip": true, "result": "x"}`:          `"skip" cannot go with "result"`,
+		`{"skip": true, "error": "x"}`:           `"skip" cannot go with "error"`,
+		`{"skip": true, "arguments": {"to": 1}}`: `"skip" cannot go with "arguments"`,
+	} {
+		if status, v := ts.post(t, "/api/runs/"+id+"/continue", body); status != http.StatusBadRequest || !strings.Contains(v["error"].(string), says) {
+			t.Errorf("continue %s = %d %v, want 400 saying %q", body, status, v, says)
+		}
+	}
+	if p := ts.waitPaused(t, id); p["at"] != "call" {
+		t.Fatalf("after refused edits the run waits at %v, want the call still", p["at"])
+	}
+	if status, v := ts.get(t, "/api/runs/"+id+"/export"); status != http.StatusConflict ||
+		!strings.Contains(v["error"].(string), "is paused in step mode: continue it to its end") {
+		t.Errorf("export of a paused run = %d %v, want 409 saying it is paused", status, v)
+	}
 	if status, v := ts.post(t, "/api/runs/"+id+"/continue", `{"error": "mailbox full"}`); status != http.StatusOK {
 		t.Fatalf("fake = %d %v", status, v)
 	}
@@ -71,8 +94,8 @@ func TestStepThroughARun(t *testing.T) {
 			t.Fatal("the paused run did not end when stopped")
 		}
 	}
-	if status, v := ts.post(t, "/api/runs/"+id+"/continue", ``); status != http.StatusConflict {
-		t.Fatalf("continue after the end = %d %v, want 409", status, v)
+	if status, v := ts.post(t, "/api/runs/"+id+"/continue", ``); status != http.StatusConflict || v["error"] != "the run is over: it was cancelled" {
+		t.Fatalf("continue after the end = %d %v, want 409 saying the run was cancelled", status, v)
 	}
 	var edits []string
 	_, v := ts.get(t, "/api/runs/"+id)
@@ -87,9 +110,45 @@ func TestStepThroughARun(t *testing.T) {
 }
 
 func TestContinueARunThatDoesNotStep(t *testing.T) {
-	ts := start(t, setup{})
-	id, _ := ts.startRun(t, `{"message": "hello"}`)
-	if status, v := ts.post(t, "/api/runs/"+id+"/continue", ``); status != http.StatusConflict {
-		t.Fatalf("continue = %d %v, want 409", status, v)
+	g := toolstest.NewGate("send_mail")
+	ts := start(t, setup{tools: []tools.Tool{g.Tool()}})
+	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
+	<-g.Started
+	status, v := ts.post(t, "/api/runs/"+id+"/continue", ``)
+	g.Release()
+	if status != http.StatusConflict || v["error"] != "the run is not paused" {
+		t.Fatalf("continue while it runs = %d %v, want 409 saying it is not paused", status, v)
 	}
+	ts.events(t, id, 0)
+	if status, v := ts.post(t, "/api/runs/"+id+"/continue", ``); status != http.StatusConflict || v["error"] != "the run is over: it answered" {
+		t.Fatalf("continue once it answered = %d %v, want 409 saying it is over", status, v)
+	}
+}
+
+// Runs paused in step mode keep their places; the 429 that refuses
+// another says so, and how to free them.
+func TestPausedRunsCountAsLive(t *testing.T) {
+	ts := start(t, setup{config: func(c *server.Config) {
+		c.Hub = runs.NewHub(10, runs.Limits{MaxLive: 2})
+	}})
+	var paused []string
+	for range 2 {
+		id, _ := ts.startRun(t, `{"message": "hello", "step": true}`)
+		ts.waitPaused(t, id)
+		paused = append(paused, id)
+	}
+	status, v := ts.post(t, "/api/runs", `{"message": "hello"}`)
+	msg, _ := v["error"].(string)
+	if status != http.StatusTooManyRequests || !strings.Contains(msg, "2 of them are paused in step mode") ||
+		!strings.Contains(msg, "GET /api/runs") || !strings.Contains(msg, "/continue") || !strings.Contains(msg, "/cancel") {
+		t.Fatalf("a third run = %d %q, want 429 saying two runs are paused, and how to find and free them", status, msg)
+	}
+	ts.post(t, "/api/runs/"+paused[0]+"/cancel", ``)
+	ts.events(t, paused[0], 0)
+	for deadline := time.Now().Add(10 * time.Second); ts.hub.Live() > 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled run still counts as live")
+		}
+	}
+	ts.startRun(t, `{"message": "hello"}`)
 }
