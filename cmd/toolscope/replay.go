@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,8 +36,14 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "toolscope replay: --speed %g must be 0 or more\n", *speed)
 		return exitUsage
 	}
-	h, events, err := readRecording(positional[0])
-	if err != nil {
+	h, events, err := readRecording(ctx, positional[0])
+	var cut *recording.Error
+	switch {
+	case ctx.Err() != nil:
+		return exitInterrupted
+	case errors.As(err, &cut) && cut.Kind == recording.Cut:
+		// What came before the cut still plays; the cut is told after it.
+	case err != nil:
 		fmt.Fprintf(stderr, "toolscope replay: %v\n", err)
 		return exitUsage
 	}
@@ -45,23 +52,58 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	switch {
 	case ctx.Err() != nil:
 		return exitInterrupted
-	case reason == agent.Answered:
+	case err != nil:
+		fmt.Fprintf(stderr, "toolscope replay: %v; the events before it were played\n", err)
+	case reason == "":
+		fmt.Fprintln(stderr, "toolscope replay: the recording ends before the run did: what it holds was played")
+	}
+	if reason == agent.Answered {
 		return exitOK
 	}
 	return exitError
 }
 
-func readRecording(path string) (recording.Header, []agent.Event, error) {
-	f, err := os.Open(path)
+// readRecording reads the recording at path until ctx ends: a named pipe
+// may wait for a writer, then for lines, for ever.
+func readRecording(ctx context.Context, path string) (recording.Header, []agent.Event, error) {
+	f, err := openFile(ctx, path)
 	if err != nil {
 		return recording.Header{}, nil, err
 	}
 	defer f.Close()
-	h, events, err := recording.Read(f)
+	// Closing the file ends the read that ReadContext leaves behind.
+	defer context.AfterFunc(ctx, func() { f.Close() })()
+	h, events, err := recording.ReadContext(ctx, f)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", path, err)
 	}
 	return h, events, err
+}
+
+// openFile opens path, or gives up when ctx ends: opening a named pipe
+// blocks until something opens it to write.
+func openFile(ctx context.Context, path string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	result := make(chan opened)
+	go func() {
+		f, err := os.Open(path)
+		select {
+		case result <- opened{f, err}:
+		case <-ctx.Done():
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	select {
+	case o := <-result:
+		return o.f, o.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // recordingLabel says, before anything else, that no model is answering.

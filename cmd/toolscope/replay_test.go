@@ -105,9 +105,14 @@ func TestReplayExitCodes(t *testing.T) {
 		{"bad speed", []string{"replay", "--speed", "-1", write("ok.jsonl", header)}, exitUsage, "--speed -1 must be 0 or more"},
 		{"foreign file", []string{"replay", write("events.jsonl", `{"seq":1,"type":"run_started"}`+"\n")}, exitUsage, `the first line has no "toolscope" field`},
 		{"newer format", []string{"replay", write("new.jsonl", `{"toolscope":"v5","format":2}`+"\n")}, exitUsage, "format 2 is newer than this toolscope reads (1): update toolscope"},
-		{"bad line", []string{"replay", write("bad.jsonl", header+`{"seq":1,"type":"run_started"}`+"\nnot json\n")}, exitUsage, "bad.jsonl: line 3 is not an event: "},
+		{"bad line", []string{"replay", write("bad.jsonl", header+`{"seq":1,"type":"run_started","run":{}}`+"\nnot json\n")}, exitUsage, "bad.jsonl: line 3 is not an event: "},
+		{"no call", []string{"replay", write("nocall.jsonl", header+`{"seq":1,"type":"tool_finished","round":1}`+"\n")}, exitUsage, "nocall.jsonl: line 2 is not an event: tool_finished has no call"},
+		{"byte order mark", []string{"replay", "--speed=0", write("bom.jsonl", "\uFEFF"+header+`{"seq":1,"type":"run_finished","reason":"answered","text":"hi"}`+"\r\n")}, exitOK, "no model is running"},
 		{"not answered", []string{"replay", "--speed=0", write("max.jsonl", header+`{"seq":1,"type":"run_finished","reason":"max_rounds","rounds":3}`+"\n")}, exitError, "stopped: the model still called tools after 3 rounds"},
-		{"cut short", []string{"replay", "--speed=0", write("short.jsonl", header)}, exitError, "recording of qwen3 from an unknown date, no model is running"},
+		{"cut short", []string{"replay", "--speed=0", write("short.jsonl", header)}, exitError, "recording of qwen3 from an unknown date, no model is running\n" +
+			"toolscope replay: the recording ends before the run did: what it holds was played\n"},
+		{"cut mid-line", []string{"replay", "--speed=0", write("cut.jsonl", header+`{"seq":1,"type":"error","error":"it broke"}`+"\n"+`{"seq":2,"type":"run_fin`)}, exitError,
+			"error: it broke\ntoolscope replay: " + filepath.Join(dir, "cut.jsonl") + ": the file is cut at line 3: it ends mid-event; the events before it were played\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := toolscope(t, "", tc.args...)

@@ -34,6 +34,9 @@ type Renderer struct {
 	// faked holds the round's calls whose result or error was typed at a
 	// pause (step mode): the tool did not run, so it has no time to show.
 	faked map[int]bool
+	// names are the round's calls' tool names by index: an edit at a
+	// call's pause names the call only by its index.
+	names map[int]string
 }
 
 // Render writes one event.
@@ -48,13 +51,14 @@ func (r *Renderer) Render(e agent.Event) {
 	case agent.RoundStarted:
 		r.said.Reset()
 		clear(r.faked)
-	case agent.Edited:
-		if c := e.Change; c.Call != nil && (c.What == "result" || c.What == "error") {
-			if r.faked == nil {
-				r.faked = map[int]bool{}
-			}
-			r.faked[*c.Call] = true
+		clear(r.names)
+	case agent.ToolCallParsed:
+		if r.names == nil {
+			r.names = map[int]string{}
 		}
+		r.names[e.Call.Index] = e.Call.Name
+	case agent.Edited:
+		r.edited(e.Round, e.Change)
 	case agent.ThinkingDelta:
 		r.thought(e.Text)
 	case agent.TextDelta:
@@ -94,6 +98,38 @@ func (r *Renderer) runStarted(run *agent.RunInfo) {
 	if header != r.header {
 		fmt.Fprint(r.Log, header)
 		r.header = header
+	}
+}
+
+// edited says what was changed at a pause (step mode), live or in a
+// replay. A faked result or error says so on its tool line instead.
+func (r *Renderer) edited(round int, c *agent.Change) {
+	call := "a call"
+	if c.Call != nil {
+		call = fmt.Sprintf("call %d", *c.Call+1)
+		if name := r.names[*c.Call]; name != "" {
+			call = printable(name)
+		}
+	}
+	switch c.What {
+	case "result", "error":
+		if c.Call != nil {
+			if r.faked == nil {
+				r.faked = map[int]bool{}
+			}
+			r.faked[*c.Call] = true
+		}
+	case "skip":
+		fmt.Fprintf(r.Log, "skipped: %s (not run)\n", call)
+	case "input":
+		fmt.Fprintf(r.Log, "edited: the input of round %d\n", round)
+	case "arguments":
+		fmt.Fprintf(r.Log, "edited: %s's arguments\n", call)
+	case "response":
+		fmt.Fprintf(r.Log, "edited: the tool responses of round %d\n", round)
+	default:
+		// A kind of edit newer than this toolscope.
+		fmt.Fprintf(r.Log, "edited: %s at the %s pause of round %d\n", printable(c.What), printable(string(c.At)), round)
 	}
 }
 

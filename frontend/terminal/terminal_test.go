@@ -157,9 +157,46 @@ func TestRendererMarksFakedResults(t *testing.T) {
 		r.Render(e)
 	}
 	want := "tool: send_mail({}) = error: mailbox full  (faked)\n" +
+		"edited: call 2's arguments\n" +
 		"tool: send_mail({}) = sent  (1.5s)\n" +
 		"tool: send_mail({}) = sent  (0.2s)\n"
 	if log.String() != want {
+		t.Errorf("log\n got: %q\nwant: %q", log.String(), want)
+	}
+}
+
+// Each edit made at a pause (step mode) has its line, live (where it
+// confirms what was typed) and in a replay, before the lines it changes.
+func TestRendererSaysWhatWasEdited(t *testing.T) {
+	first, second := 0, 1
+	call := func(i int, name, args string) *agent.Call {
+		return &agent.Call{Index: i, Name: name, Arguments: json.RawMessage(args)}
+	}
+	var out, log strings.Builder
+	r := &Renderer{Out: &out, Log: &log}
+	for _, e := range []agent.Event{
+		{Type: agent.RoundStarted, Round: 1},
+		{Type: agent.Edited, Round: 1, Change: &agent.Change{At: agent.AtInput, What: "input"}},
+		{Type: agent.ToolCallParsed, Round: 1, Call: call(0, "send_mail", `{"to":"a"}`)},
+		{Type: agent.ToolCallParsed, Round: 1, Call: call(1, "cancel_meeting", `{}`)},
+		{Type: agent.Edited, Round: 1, Change: &agent.Change{At: agent.AtCall, Call: &first, What: "arguments"}},
+		{Type: agent.ToolFinished, Round: 1, Call: call(0, "send_mail", `{"to":"b"}`), Result: "sent", DurationMS: 100},
+		{Type: agent.Edited, Round: 1, Change: &agent.Change{At: agent.AtCall, Call: &second, What: "skip"}},
+		{Type: agent.Edited, Round: 1, Change: &agent.Change{At: agent.AtResponse, What: "response"}},
+		{Type: agent.Edited, Round: 1, Change: &agent.Change{At: "later", What: "mood"}},
+		{Type: agent.RoundStarted, Round: 2},
+		{Type: agent.Edited, Round: 2, Change: &agent.Change{At: agent.AtCall, Call: &second, What: "skip"}},
+	} {
+		r.Render(e)
+	}
+	want := "edited: the input of round 1\n" +
+		"edited: send_mail's arguments\n" +
+		"tool: send_mail({\"to\":\"b\"}) = sent  (0.1s)\n" +
+		"skipped: cancel_meeting (not run)\n" +
+		"edited: the tool responses of round 1\n" +
+		"edited: mood at the later pause of round 1\n" +
+		"skipped: call 2 (not run)\n"
+	if log.String() != want || out.String() != "" {
 		t.Errorf("log\n got: %q\nwant: %q", log.String(), want)
 	}
 }

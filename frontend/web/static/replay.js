@@ -12,6 +12,19 @@ const badEvent = (line, why) => new Error(`line ${line} is not an event: ${why}`
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
+ * REQUIRED is the field each event type always carries, which the page
+ * draws it from: as package recording checks them.
+ */
+const REQUIRED = {
+  run_started: 'run', tools_selected: 'selection', round_started: 'input',
+  tool_call_opened: 'call', tool_call_delta: 'call', tool_call_parsed: 'call', tool_call_invalid: 'call',
+  tool_started: 'call', tool_finished: 'call', round_finished: 'stats', paused: 'pause', edited: 'change',
+};
+
+/** MAX_BYTES is the largest recording, as package recording bounds it (recording.MaxBytes). */
+const MAX_BYTES = 17 << 20;
+
+/**
  * parseRecording reads a recording's text into {header, events}, or throws
  * an Error that says what is wrong and on which line.
  */
@@ -61,6 +74,8 @@ function parseEvent(line, n) {
   if (!isObject(e)) throw badEvent(n, 'it is not a JSON object');
   if (typeof e.type !== 'string' || !e.type) throw badEvent(n, 'it has no "type"');
   if (!Number.isInteger(e.seq) || e.seq < 1) throw badEvent(n, 'it has no "seq" from 1');
+  const field = REQUIRED[e.type];
+  if (field && !isObject(e[field])) throw badEvent(n, `${e.type} has no ${field}`);
   return e;
 }
 
@@ -100,6 +115,9 @@ export class Replay {
   async open(file) {
     const busy = this.hooks.busy();
     if (busy) return this.showError(busy);
+    if (file.size > MAX_BYTES) {
+      return this.showError(`${file.name}: the file is larger than ${MAX_BYTES >> 20} MiB, more than any recording`);
+    }
     let parsed;
     try {
       parsed = parseRecording(await file.text());
