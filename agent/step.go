@@ -103,6 +103,9 @@ func (p Pause) Check(e Edit) error {
 		return &EditError{At: p.At, Field: "input", Problem: "has no messages"}
 	case e.Arguments != nil && !isObject(e.Arguments):
 		return &EditError{At: p.At, Field: "arguments", Problem: "must be a JSON object"}
+	case e.Arguments != nil && (e.Result != nil || e.Error != nil):
+		// stepCall would fake the outcome and drop the arguments silently.
+		return &EditError{At: p.At, Field: "arguments", Problem: "cannot go with a faked result or error: a faked call does not run, so its arguments change nothing"}
 	case e.Error != nil && strings.TrimSpace(*e.Error) == "":
 		// A blank error would read, to the model and the person, as none.
 		return &EditError{At: p.At, Field: "error", Problem: "needs the error's text"}

@@ -209,6 +209,9 @@ func TestPauseCheck(t *testing.T) {
 		{agent.Pause{At: agent.AtCall}, agent.Edit{Skip: true, Result: &text}, "skip"},
 		{agent.Pause{At: agent.AtCall}, agent.Edit{Skip: true, Error: &text}, "skip"},
 		{agent.Pause{At: agent.AtCall}, agent.Edit{Skip: true, Arguments: json.RawMessage(`{}`)}, "skip"},
+		// So does a faked outcome: the tool does not run with the arguments.
+		{agent.Pause{At: agent.AtCall}, agent.Edit{Result: &text, Arguments: json.RawMessage(`{}`)}, "arguments"},
+		{agent.Pause{At: agent.AtCall}, agent.Edit{Error: &text, Arguments: json.RawMessage(`{}`)}, "arguments"},
 	}
 	for _, c := range cases {
 		err := c.p.Check(c.e)
@@ -232,6 +235,7 @@ func TestPauseCheckSaysWhy(t *testing.T) {
 		{agent.Edit{Skip: true, Error: &text}, `"skip" cannot go with "error"`},
 		{agent.Edit{Skip: true, Arguments: json.RawMessage(`{"to": "a"}`)}, `"skip" cannot go with "arguments"`},
 		{agent.Edit{Error: ptr("")}, `"error" needs the error's text`},
+		{agent.Edit{Result: &text, Arguments: json.RawMessage(`{"to": "a"}`)}, `"arguments" cannot go with a faked result or error`},
 	} {
 		if err := at.Check(c.e); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Check(%+v) = %v, want it to say %q", c.e, err, c.want)
