@@ -26,7 +26,9 @@ const MAX_BYTES = 17 << 20;
 
 /**
  * parseRecording reads a recording's text into {header, events}, or throws
- * an Error that says what is wrong and on which line.
+ * an Error that says what is wrong and on which line. A file cut mid-line
+ * (its last line has no end and is not JSON, as a copy stopped short
+ * leaves it) gives the events before the cut, and cut: the line's number.
  */
 export function parseRecording(text) {
   let header = null;
@@ -39,6 +41,7 @@ export function parseRecording(text) {
       header = parseHeader(line, i + 1);
       continue;
     }
+    if (i === lines.length - 1 && !isJSON(line)) return { header, events, cut: i + 1 };
     const e = parseEvent(line, i + 1);
     const last = events.at(-1);
     if (last && e.seq <= last.seq) throw badEvent(i + 1, `its seq ${e.seq} does not follow ${last.seq}: events must be in order`);
@@ -46,6 +49,15 @@ export function parseRecording(text) {
   }
   if (!header) throw notRecording('the file is empty');
   return { header, events };
+}
+
+function isJSON(line) {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function parseHeader(line, n) {
@@ -135,6 +147,7 @@ export class Replay {
     document.title = 'Recording · toolscope';
     this.update();
     this.ui.play.focus();
+    if (parsed.cut) this.showError(`${file.name}: the file is cut at line ${parsed.cut}: it ends mid-event; the events before it play`);
   }
 
   play() {
