@@ -17,7 +17,7 @@ import (
 // what happens next. Step is called from the run's goroutine, after a
 // Paused event, and blocks the run until it returns: with the zero Edit
 // to go on unchanged, or with an Edit that fits p (see [Pause.Check]);
-// fields that do not fit p are ignored. Once ctx ends, Step must return
+// an Edit that does not is dropped whole. Once ctx ends, Step must return
 // at once; the run then stops as cancelled, whatever Step returned.
 type Stepper interface {
 	Step(ctx context.Context, p Pause) Edit
@@ -153,8 +153,8 @@ func (r *run) pause(ctx context.Context, p Pause) Edit {
 	}
 	r.send(Event{Type: Paused, Round: p.Round, Pause: &p})
 	e := s.Step(ctx, p)
-	if ctx.Err() != nil {
-		return Edit{}
+	if ctx.Err() != nil || p.Check(e) != nil {
+		return Edit{} // the Stepper should have checked it: go on unchanged
 	}
 	return e
 }
@@ -167,7 +167,7 @@ func (r *run) edited(round int, c Change, startsInThinking bool) {
 // stepInput pauses before a model call, and returns the input to send.
 func (r *run) stepInput(ctx context.Context, round int, in llm.Input) llm.Input {
 	e := r.pause(ctx, Pause{At: AtInput, Round: round, Input: &in})
-	if e.Input == nil || e.Input.Mode != in.Mode {
+	if e.Input == nil {
 		return in
 	}
 	now := *e.Input
@@ -207,7 +207,7 @@ func (r *run) stepCall(ctx context.Context, round int, rep *reply, c *Call) (run
 		r.edited(round, change, false)
 		r.send(faked)
 		return c, text, true
-	case e.Arguments != nil && isObject(e.Arguments):
+	case e.Arguments != nil:
 		changed := *c
 		changed.Arguments = compact(e.Arguments)
 		change.What, change.Now = "arguments", changed.Arguments
