@@ -184,8 +184,9 @@ func (a *Agent) writeSystem(conv *Conversation, offer *tools.Registry) {
 }
 
 func (a *Agent) answer(ctx context.Context, conv *Conversation, message string, o offered, emit func(Event)) Result {
-	r := &run{agent: a, tools: o.tools, conv: conv, emit: emit, start: time.Now()}
-	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: a.cfg.Backend.Info(), Message: message,
+	info := a.cfg.Backend.Info()
+	r := &run{agent: a, tools: o.tools, conv: conv, emit: emit, start: time.Now(), backend: info.Backend}
+	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: info, Message: message,
 		Tools: o.tools.Names(), Dialect: a.cfg.Dialect.String(), DialectMarks: a.cfg.Dialect.Describe()}})
 	if o.selection != nil {
 		r.send(Event{Type: ToolsSelected, Selection: o.selection})
@@ -236,6 +237,10 @@ type run struct {
 	emit  func(Event)
 	start time.Time
 	seq   int
+	// backend names the model server for what its own parser took out
+	// of a reply ("ollama", or "openai" for an OpenAI-compatible server);
+	// read once, as Info may ask the server.
+	backend string
 }
 
 func (r *run) send(e Event) {
@@ -308,7 +313,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		}
 		if c.Thinking != "" {
 			rep.thinking.WriteString(c.Thinking)
-			r.send(Event{Type: ThinkingDelta, Round: round, Text: c.Thinking, ParsedBy: r.server()})
+			r.send(Event{Type: ThinkingDelta, Round: round, Text: c.Thinking, ParsedBy: r.backend})
 		}
 		if c.Content != "" {
 			parser.Feed(c.Content, onEvent)
@@ -372,10 +377,6 @@ func toolSchemas(reg *tools.Registry) map[string]json.RawMessage {
 	return schemas
 }
 
-// server names the model server for what its own parser took out of a
-// reply: "ollama", or "openai" for an OpenAI-compatible server.
-func (r *run) server() string { return r.agent.cfg.Backend.Info().Backend }
-
 // ollamaCall records a call that Ollama's own parser took out of the reply.
 // It is written back into the history in the trained format, since the
 // model never sees Ollama's structured form in toolscope's prompts.
@@ -384,11 +385,11 @@ func (r *run) ollamaCall(round int, rep *reply, tc llm.ToolCall) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	c := &Call{Index: rep.index(-1 - len(rep.calls)), Name: tc.Name, Arguments: args, ParsedBy: r.server()}
+	c := &Call{Index: rep.index(-1 - len(rep.calls)), Name: tc.Name, Arguments: args, ParsedBy: r.backend}
 	var text string
 	c.Raw, text = trainedCall(tc.Name, args)
 	rep.addCall(c, text)
-	r.send(Event{Type: ToolCallParsed, Round: round, Call: c, ParsedBy: r.server()})
+	r.send(Event{Type: ToolCallParsed, Round: round, Call: c, ParsedBy: r.backend})
 }
 
 // trainedCall writes a call in the format Qwen and Hermes models were
