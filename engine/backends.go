@@ -97,13 +97,17 @@ var errUnsettled = errors.New("engine: backend auto reached the backend cache un
 
 // ModelError is a request's model that its backend does not serve.
 type ModelError struct {
-	Model  string
-	Served []string // the models it does serve
+	Model   string
+	Backend string   // the backend asked
+	Served  []string // the models it does serve
 }
 
 func (e *ModelError) Error() string {
-	if len(e.Served) == 0 {
+	switch {
+	case len(e.Served) == 0 && e.Backend == BackendOllama:
 		return fmt.Sprintf("model %q is not served here, and no model is: pull one with 'ollama pull'", e.Model)
+	case len(e.Served) == 0:
+		return fmt.Sprintf("model %q is not served here, and the server lists no model", e.Model)
 	}
 	return fmt.Sprintf("model %q is not served here: use %s", e.Model, either(e.Served))
 }
@@ -158,5 +162,5 @@ func (e *Engine) CheckModel(ctx context.Context, s Settings) error {
 			return nil
 		}
 	}
-	return &ModelError{Model: s.Model, Served: served}
+	return &ModelError{Model: s.Model, Backend: s.Backend, Served: served}
 }

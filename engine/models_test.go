@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
@@ -45,5 +46,18 @@ func TestCheckModel(t *testing.T) {
 				t.Errorf("%d backends built; a checked name must not get its own", n)
 			}
 		})
+	}
+}
+
+// A backend that serves no model gets advice only Ollama's can follow.
+func TestModelErrorAdvice(t *testing.T) {
+	for backend, want := range map[string]string{
+		BackendOllama: "pull one with 'ollama pull'",
+		BackendOpenAI: "the server lists no model",
+	} {
+		got := (&ModelError{Model: "x", Backend: backend}).Error()
+		if !strings.Contains(got, want) || backend != BackendOllama && strings.Contains(got, "ollama pull") {
+			t.Errorf("%s: %q, want it to say %q", backend, got, want)
+		}
 	}
 }
