@@ -52,17 +52,33 @@ type Fallback struct {
 	Cause error  // what Ollama's check said, with what to do
 }
 
+// Problem says what Ollama's check found, without the fix that a Cause
+// of type *llm.Error words apart.
+func (f *Fallback) Problem() string {
+	var le *llm.Error
+	if errors.As(f.Cause, &le) {
+		return le.Problem
+	}
+	return f.Cause.Error()
+}
+
+// Fix is what would make Ollama answer, or nil when the Cause does not
+// say.
+func (f *Fallback) Fix() *llm.Fix {
+	var le *llm.Error
+	if errors.As(f.Cause, &le) {
+		return le.Fix
+	}
+	return nil
+}
+
 // Reason says what was wrong with Ollama, and the step outside toolscope
 // that would fix it; not the advice to use the demo model, taken already.
 func (f *Fallback) Reason() string {
-	var le *llm.Error
-	if !errors.As(f.Cause, &le) {
-		return f.Cause.Error()
+	if fix := f.Fix(); fix != nil && fix.Do != "" {
+		return f.Problem() + ": " + fix.Do
 	}
-	if le.Fix != nil && le.Fix.Do != "" {
-		return le.Problem + ": " + le.Fix.Do
-	}
-	return le.Problem
+	return f.Problem()
 }
 
 // String is the fallback as the log tells it.

@@ -2,12 +2,14 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/internal/nettest"
+	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/streamparser"
 )
@@ -92,5 +94,29 @@ func TestAgentRunsTheSettings(t *testing.T) {
 	}
 	if _, err := e.Agent(engine.Settings{Mode: "fast"}); err == nil {
 		t.Error("Agent took an unknown mode")
+	}
+}
+
+// TestFallbackWordsItsCause: Problem and Fix take an *llm.Error's parts
+// apart, wrapped or not; any other cause is its own problem, with no fix.
+func TestFallbackWordsItsCause(t *testing.T) {
+	fix := &llm.Fix{Do: "run 'ollama serve'", Setting: llm.SettingBackend}
+	le := &llm.Error{Problem: "Ollama does not answer", Fix: fix}
+	for _, c := range []struct {
+		name    string
+		cause   error
+		problem string
+		fix     *llm.Fix
+	}{
+		{"llm error", le, le.Problem, fix},
+		{"wrapped", fmt.Errorf("checking Ollama: %w", le), le.Problem, fix},
+		{"other", errors.New("disk full"), "disk full", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &engine.Fallback{Model: "qwen3:4b", Cause: c.cause}
+			if f.Problem() != c.problem || f.Fix() != c.fix {
+				t.Errorf("Problem %q, Fix %v; want %q, %v", f.Problem(), f.Fix(), c.problem, c.fix)
+			}
+		})
 	}
 }

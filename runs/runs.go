@@ -268,6 +268,17 @@ func (h *Hub) Get(id string) (*Run, bool) {
 	return r, err == nil
 }
 
+// Latest returns the newest run kept in memory, the one a viewer follows;
+// false before the first run.
+func (h *Hub) Latest() (*Run, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.order) == 0 {
+		return nil, false
+	}
+	return h.runs[h.order[len(h.order)-1]], true
+}
+
 // List describes the kept runs, newest first.
 func (h *Hub) List() []Summary {
 	h.mu.Lock()

@@ -129,33 +129,51 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	if err := s.checkModel(c, settings); err != nil {
+	run, err := s.launch(c, settings, engine.Toolset{}, runs.Spec{Message: req.Message, ConversationID: req.ConversationID, Step: req.Step})
+	if err != nil {
 		return err
 	}
-	a, err := s.cfg.Engine.Agent(settings)
+	return writeJSON(c, fiber.StatusCreated, started(run))
+}
+
+// started is what answers a run started: where to follow it.
+func started(run *runs.Run) fiber.Map {
+	return fiber.Map{"id": run.ID, "conversation_id": run.ConversationID, "events": eventsPath(run.ID)}
+}
+
+// launch starts spec's run with an agent for settings offering ts. Every
+// way of starting a run comes through here, so that each refuses a model
+// the backend does not serve by listing those it does, and words a run
+// that cannot start alike.
+func (s *Server) launch(c *fiber.Ctx, settings engine.Settings, ts engine.Toolset, spec runs.Spec) (*runs.Run, error) {
+	if err := s.checkModel(c, settings); err != nil {
+		return nil, err
+	}
+	a, err := s.cfg.Engine.AgentWith(settings, ts)
 	if err != nil {
-		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+		// Of what a request sends, only an API client's own tools can
+		// fail here, and OpenAI's errors name the field at fault.
+		param := ""
+		if ts.Caller != nil {
+			param = "tools"
+		}
+		return nil, badRequest(param, "%v", err)
 	}
-	run, err := s.cfg.Hub.Start(runs.Spec{Message: req.Message, ConversationID: req.ConversationID, Agent: a, Step: req.Step})
-	switch {
-	case errors.Is(err, runs.ErrUnknownConversation):
-		return fiber.NewError(fiber.StatusNotFound, err.Error())
-	case errors.Is(err, runs.ErrBusy):
-		return fiber.NewError(fiber.StatusConflict, err.Error())
-	case err != nil:
-		return startError(c, err)
+	spec.Agent = a
+	run, err := s.cfg.Hub.Start(spec)
+	if err != nil {
+		return nil, startError(c, err)
 	}
-	s.latest.Store(&run.ID)
-	return writeJSON(c, fiber.StatusCreated, fiber.Map{
-		"id":              run.ID,
-		"conversation_id": run.ConversationID,
-		"events":          eventsPath(run.ID),
-	})
+	return run, nil
 }
 
 // startError words why a run could not start.
 func startError(c *fiber.Ctx, err error) error {
 	switch {
+	case errors.Is(err, runs.ErrUnknownConversation):
+		return fiber.NewError(fiber.StatusNotFound, err.Error())
+	case errors.Is(err, runs.ErrBusy):
+		return fiber.NewError(fiber.StatusConflict, err.Error())
 	case errors.Is(err, runs.ErrClosed):
 		return fiber.NewError(fiber.StatusServiceUnavailable, err.Error())
 	case errors.Is(err, runs.ErrTooManyRuns):
@@ -299,11 +317,7 @@ func (s *Server) health(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
 	defer cancel()
 	if f := e.Fallback(); f != nil {
-		h.Fallback = &healthFallback{Model: f.Model, Problem: f.Cause.Error()}
-		var le *llm.Error
-		if errors.As(f.Cause, &le) {
-			h.Fallback.Problem, h.Fallback.Fix = le.Problem, le.Fix
-		}
+		h.Fallback = &healthFallback{Model: f.Model, Problem: f.Problem(), Fix: f.Fix()}
 		if wanted, err := ollama.New(ollama.Config{Host: e.Settings().OllamaHost, Model: f.Model}); err == nil {
 			h.Ollama, _ = checkOllama(ctx, wanted)
 		}
@@ -347,19 +361,12 @@ type modelList struct {
 }
 
 func (s *Server) models(c *fiber.Ctx) error {
-	backend := s.cfg.Engine.Backend()
-	info := backend.Info()
-	list := modelList{Backend: info.Backend, BaseURL: info.BaseURL, Template: info.Template, Model: info.Model, Models: []string{info.Model}}
-	if l, ok := backend.(modelLister); ok {
-		ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
-		defer cancel()
-		models, err := l.Models(ctx)
-		if err != nil {
-			return fiber.NewError(fiber.StatusBadGateway, err.Error())
-		}
-		list.Models = models
+	info := s.cfg.Engine.Backend().Info()
+	models, err := s.servedModels(c.UserContext())
+	if err != nil {
+		return fiber.NewError(fiber.StatusBadGateway, err.Error())
 	}
-	return writeJSON(c, fiber.StatusOK, list)
+	return writeJSON(c, fiber.StatusOK, modelList{Backend: info.Backend, BaseURL: info.BaseURL, Template: info.Template, Model: info.Model, Models: models})
 }
 
 // toolInfo is a tool as /api/tools lists it.

@@ -14,27 +14,20 @@ import (
 // What the viewer link needs: the link and its QR code, for the operator
 // to share, and the newest run, for viewers to follow.
 
-// latestRun answers GET /api/runs/latest: the newest run started, with
-// where to follow its events, or 204 No Content before the first (or once
-// it has been evicted). The viewer page asks every few seconds and replays
-// each new run from its first event, so it misses nothing by asking late;
+// latestRun answers GET /api/runs/latest: the newest run kept, with where
+// to follow its events, or 204 No Content before the first. The viewer
+// page asks every few seconds and replays each new run from its first
+// event, so it misses nothing by asking late;
 // a poll also survives restarts and proxies that a long-lived stream of
 // run announcements would have to be nursed through.
 func (s *Server) latestRun(c *fiber.Ctx) error {
-	id := s.latest.Load()
-	if id == nil {
-		return c.SendStatus(fiber.StatusNoContent)
-	}
-	run, ok := s.cfg.Hub.Get(*id)
+	run, ok := s.cfg.Hub.Latest()
 	if !ok {
 		return c.SendStatus(fiber.StatusNoContent)
 	}
-	return writeJSON(c, fiber.StatusOK, fiber.Map{
-		"id":              run.ID,
-		"conversation_id": run.ConversationID,
-		"message":         run.Message,
-		"events":          eventsPath(run.ID),
-	})
+	out := started(run)
+	out["message"] = run.Message
+	return writeJSON(c, fiber.StatusOK, out)
 }
 
 // pageAudience tells the page whom it is for: a viewer gets the read-only

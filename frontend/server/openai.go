@@ -70,6 +70,8 @@ func nullable(s string) any {
 	return s
 }
 
+// servedModels lists the models the default backend serves: its one
+// model when it cannot list them.
 func (s *Server) servedModels(ctx context.Context) ([]string, error) {
 	backend := s.cfg.Engine.Backend()
 	l, ok := backend.(modelLister)
@@ -138,9 +140,6 @@ func (s *Server) startChat(c *fiber.Ctx, req *chatRequest) (*runs.Run, *completi
 	settings := s.cfg.Engine.Settings()
 	settings.Model = req.Model
 	settings.Sampling = req.sampling
-	if err := s.checkModel(c, settings); err != nil {
-		return nil, nil, err
-	}
 	conv, asked, err := req.history(settings.Dialect)
 	if err != nil {
 		return nil, nil, err
@@ -150,15 +149,10 @@ func (s *Server) startChat(c *fiber.Ctx, req *chatRequest) (*runs.Run, *completi
 		settings.MaxRounds = callerRounds
 		conv.System = joinText(conv.System, req.instructions())
 	}
-	a, err := s.cfg.Engine.AgentWith(settings, toolset)
+	run, err := s.launch(c, settings, toolset, runs.Spec{Message: asked, History: conv, Source: runs.SourceAPI, UserAgent: c.Get(fiber.HeaderUserAgent)})
 	if err != nil {
-		return nil, nil, badRequest("tools", "%v", err)
+		return nil, nil, err
 	}
-	run, err := s.cfg.Hub.Start(runs.Spec{Message: asked, History: conv, Agent: a, Source: runs.SourceAPI, UserAgent: c.Get(fiber.HeaderUserAgent)})
-	if err != nil {
-		return nil, nil, startError(c, err)
-	}
-	s.latest.Store(&run.ID)
 	comp := &completion{id: "chatcmpl-" + strings.TrimPrefix(run.ID, "r-"), model: req.Model, created: run.Started.Unix(),
 		oneCall: req.oneCall(), returnCalls: toolset.Caller != nil,
 		report: runReport{RunID: run.ID, Events: eventsPath(run.ID), ToolCalls: []ranCall{}}}

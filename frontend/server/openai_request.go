@@ -80,7 +80,8 @@ type chatTool struct {
 	} `json:"function"`
 }
 
-// apiError is a request toolscope refuses, in OpenAI's terms.
+// apiError is a request toolscope refuses, with its status; the OpenAI
+// API's errors also name the field at fault and a code.
 type apiError struct {
 	Status  int
 	Message string

@@ -18,6 +18,9 @@ type queryRequest struct {
 	// K is how many tools the run offers, chosen for the query; absent
 	// keeps the server's --tools-top-k, 0 offers every tool.
 	K *int `json:"k"`
+	// Model is the model to ask, as in POST /api/runs; absent keeps the
+	// server's.
+	Model string `json:"model"`
 }
 
 // queryAnswer is what POST /api/query answers once the run has ended.
@@ -41,7 +44,11 @@ func (req *queryRequest) settings(base engine.Settings) (engine.Settings, error)
 	if req.K != nil && *req.K < 0 {
 		problems = append(problems, `"k" must be 0 (every tool) or a number of tools`)
 	}
-	s := base.With(engine.Overrides{ToolsTopK: req.K})
+	o := engine.Overrides{ToolsTopK: req.K}
+	if req.Model != "" {
+		o.Model = &req.Model
+	}
+	s := base.With(o)
 	if len(problems) > 0 {
 		return s, errors.New(strings.Join(problems, "; "))
 	}
@@ -60,15 +67,10 @@ func (s *Server) query(c *fiber.Ctx) error {
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	a, err := s.cfg.Engine.Agent(settings)
+	run, err := s.launch(c, settings, engine.Toolset{}, runs.Spec{Message: req.Query, Source: runs.SourceAPI, UserAgent: c.Get(fiber.HeaderUserAgent)})
 	if err != nil {
-		return fiber.NewError(fiber.StatusBadRequest, err.Error())
+		return err
 	}
-	run, err := s.cfg.Hub.Start(runs.Spec{Message: req.Query, Agent: a, Source: runs.SourceAPI, UserAgent: c.Get(fiber.HeaderUserAgent)})
-	if err != nil {
-		return startError(c, err)
-	}
-	s.latest.Store(&run.ID)
 	answer, failure := collect(run, c)
 	if failure != "" {
 		return fiber.NewError(fiber.StatusBadGateway, failure)

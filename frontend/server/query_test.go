@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -65,5 +66,26 @@ func TestQueryRefusesBadInput(t *testing.T) {
 	}
 	if _, list := ts.get(t, "/api/runs"); len(list["runs"].([]any)) != 0 {
 		t.Errorf("a refused query started a run: %v", list)
+	}
+}
+
+// TestQueryRefusesAnUnservedModelAsRunsDo: /api/query refuses a model the
+// backend does not serve with /api/runs's 400, listing the models served,
+// and starts no run; it asks a model that is served.
+func TestQueryRefusesAnUnservedModelAsRunsDo(t *testing.T) {
+	ts := start(t, setup{})
+	runStatus, run := ts.post(t, "/api/runs", `{"message": "hi", "model": "gpt-4"}`)
+	queryStatus, query := ts.post(t, "/api/query", `{"query": "hi", "model": "gpt-4"}`)
+	if runStatus != 400 || queryStatus != 400 || fmt.Sprint(query) != fmt.Sprint(run) {
+		t.Fatalf("/api/query: %d %v; /api/runs: %d %v; want the same 400", queryStatus, query, runStatus, run)
+	}
+	if fmt.Sprint(query["models"]) != "[toolscope-demo]" {
+		t.Errorf("the error lists %v, want the models served", query["models"])
+	}
+	if _, list := ts.get(t, "/api/runs"); len(list["runs"].([]any)) != 0 {
+		t.Errorf("a refused model started a run: %v", list)
+	}
+	if status, v := ts.post(t, "/api/query", `{"query": "hi", "model": "toolscope-demo"}`); status != 200 {
+		t.Errorf("a served model: %d %v, want 200", status, v)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/runs"
 )
@@ -57,26 +58,14 @@ func (s *Server) rerunRun(c *fiber.Ctx) error {
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	if err := s.checkModel(c, settings); err != nil {
-		return err
-	}
-	a, err := s.cfg.Engine.Agent(settings)
-	if err != nil {
-		return fiber.NewError(fiber.StatusBadRequest, err.Error())
-	}
-	run, err := s.cfg.Hub.Start(runs.Spec{Message: req.Message, Agent: a, History: history, Step: req.Step,
+	run, err := s.launch(c, settings, engine.Toolset{}, runs.Spec{Message: req.Message, History: history, Step: req.Step,
 		ForkedFrom: &runs.Fork{Run: old.ID, Round: round}})
 	if err != nil {
-		return startError(c, err)
+		return err
 	}
-	s.latest.Store(&run.ID)
-	return writeJSON(c, fiber.StatusCreated, fiber.Map{
-		"id":              run.ID,
-		"conversation_id": run.ConversationID,
-		"events":          eventsPath(run.ID),
-		"message":         run.Message,
-		"forked_from":     run.ForkedFrom,
-	})
+	out := started(run)
+	out["message"], out["forked_from"] = run.Message, run.ForkedFrom
+	return writeJSON(c, fiber.StatusCreated, out)
 }
 
 // historyBefore is the conversation run r had before its round: that

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -67,9 +66,8 @@ type Config struct {
 
 // Server serves the playground. Create it with New.
 type Server struct {
-	cfg    Config
-	app    *fiber.App
-	latest atomic.Pointer[string] // the newest run's id, which viewers follow
+	cfg Config
+	app *fiber.App
 }
 
 // New returns a Server with its routes set up.
@@ -142,8 +140,12 @@ func errorHandler(c *fiber.Ctx, err error) error {
 	setSecurityHeaders(c) // protocol errors reach here without the middleware
 	status := fiber.StatusInternalServerError
 	var fe *fiber.Error
-	if errors.As(err, &fe) {
+	var ae *apiError
+	switch {
+	case errors.As(err, &fe):
 		status = fe.Code
+	case errors.As(err, &ae):
+		status = ae.Status
 	}
 	if isOpenAI(c) {
 		return openAIError(c, status, err)

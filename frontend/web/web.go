@@ -12,7 +12,6 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,17 +114,13 @@ func FallbackOf(f *engine.Fallback) *Fallback {
 	if f == nil {
 		return nil
 	}
-	out := &Fallback{Problem: f.Cause.Error(), Next: "Restart toolscope (./start.sh) once Ollama answers, to use it."}
-	var le *llm.Error
-	if !errors.As(f.Cause, &le) {
+	out := &Fallback{Problem: f.Problem(), Next: "Restart toolscope (./start.sh) once Ollama answers, to use it."}
+	fix := f.Fix()
+	if fix == nil || fix.Do == "" {
 		return out
 	}
-	out.Problem = le.Problem
-	if le.Fix == nil || le.Fix.Do == "" {
-		return out
-	}
-	step := le.Fix.Do
-	if le.Fix.Setting == llm.SettingBackend && f.Model != "" {
+	step := fix.Do
+	if fix.Setting == llm.SettingBackend && f.Model != "" {
 		// Ollama did not answer at all, so the model may be missing too.
 		step += " and pull the model with 'ollama pull " + f.Model + "'"
 	}

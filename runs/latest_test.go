@@ -1,0 +1,31 @@
+package runs
+
+import "testing"
+
+// TestLatestIsTheNewestRunStarted: none before the first run; then the
+// newest started, though an older one is still going; and once that one
+// is evicted, the newest kept.
+func TestLatestIsTheNewestRunStarted(t *testing.T) {
+	h := NewHub(1)
+	defer h.Close()
+	if r, ok := h.Latest(); ok || r != nil {
+		t.Fatalf("Latest before any run = %v, %v", r, ok)
+	}
+	held, g := startHeld(t, h)
+	quick, err := h.Start(Spec{Message: request, Agent: newAgent(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all(quick)
+	if r, ok := h.Latest(); !ok || r != quick {
+		t.Fatalf("Latest = %v, want the newer run %s, not %s", r, quick.ID, held.ID)
+	}
+	g.Release()
+	all(held) // keeping one run, the hub evicts the first to finish
+	if _, ok := h.Get(quick.ID); ok {
+		t.Fatalf("run %s was not evicted", quick.ID)
+	}
+	if r, ok := h.Latest(); !ok || r != held {
+		t.Fatalf("Latest after eviction = %v, want the newest kept, %s", r, held.ID)
+	}
+}
