@@ -75,6 +75,15 @@ func (e *Engine) refreshIndex() {
 	x.index.Replace(ts)
 }
 
+// Rank ranks every tool the engine offers for query with the engine's
+// Retriever and returns the best k, all of them when k is 0: what a run
+// with ToolsTopK k would be offered, for tuning descriptions without a
+// model. Like a run's, the ranking falls back to lexical, saying why in
+// the Selection, when the embedder fails.
+func (e *Engine) Rank(ctx context.Context, query string, k int) retrieve.Selection {
+	return e.index.index.Select(ctx, e.settings.Retriever, query, k, nil)
+}
+
 // selector is the agent.Selector of one run's settings.
 type selector struct {
 	x         *toolIndex

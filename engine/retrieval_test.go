@@ -113,3 +113,26 @@ func TestEmbedderFallbackIsReported(t *testing.T) {
 		t.Fatalf("selection = %+v", sel)
 	}
 }
+
+// TestRank: Rank ranks the engine's own tools with its retriever, k of
+// them or, at 0, every one that matches, and falls back to lexical as a run does.
+func TestRank(t *testing.T) {
+	e, _ := start(t, engine.Settings{Backend: engine.BackendDemo})
+	all := len(e.Tools())
+	sel := e.Rank(t.Context(), "cancel my meeting", 1)
+	if sel.Retriever != retrieve.Lexical || len(sel.Tools) != 1 || sel.Tools[0].Name != "cancel_meeting" || sel.LeftOut != all-1 {
+		t.Fatalf("k=1: %+v", sel)
+	}
+	// Lexical ranking leaves out the tools that share no word with the
+	// request, as send_mail here; k of 0 offers every other one.
+	if sel := e.Rank(t.Context(), "cancel my meeting", 0); len(sel.Tools) != all-1 || sel.LeftOut != 1 || sel.Tools[0].Name != "cancel_meeting" {
+		t.Fatalf("k=0 must rank every matching tool: %+v", sel)
+	}
+
+	ollama := retrievetest.NewOllamaEmbed(t) // serves no model
+	e, _ = start(t, engine.Settings{Backend: engine.BackendDemo, OllamaHost: ollama.URL, Retriever: retrieve.Hybrid, EmbedModel: "nomic-embed-text"})
+	sel = e.Rank(t.Context(), "Send an email to ann@example.com", 2)
+	if sel.Retriever != retrieve.Lexical || sel.Fallback == nil || sel.Fallback.Do != "run 'ollama pull nomic-embed-text'" || sel.Names()[0] != "send_mail" {
+		t.Fatalf("fallback: %+v", sel)
+	}
+}

@@ -26,10 +26,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"time"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/internal/buildinfo"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/runs"
 )
@@ -78,7 +78,7 @@ type Settings struct {
 // it, the settings and model from its events (run_started and the first
 // round_started).
 func NewHeader(run Run, events []agent.Event) Header {
-	h := Header{Toolscope: Version(), Format: Format, ExportedAt: time.Now().UTC(), Run: run}
+	h := Header{Toolscope: buildinfo.Version(), Format: Format, ExportedAt: time.Now().UTC(), Run: run}
 	for _, e := range events {
 		switch {
 		case e.Type == agent.RunStarted && e.Run != nil:
@@ -91,16 +91,6 @@ func NewHeader(run Run, events []agent.Event) Header {
 		}
 	}
 	return h
-}
-
-// Version is this toolscope's version as the go command stamped it: a
-// tag for `go install …@v1.2.3`, a pseudo-version from a git checkout,
-// "devel" when there is none.
-func Version() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "devel"
 }
 
 // Write writes a recording: header, then events one a line, each as

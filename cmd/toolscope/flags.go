@@ -38,7 +38,8 @@ var groupOrder = []string{groupModel, groupTools, groupLoop, groupOutput, groupS
 const envPrefix = "TOOLSCOPE_"
 
 // command is one subcommand's flags: the run settings, and what the
-// subcommand adds (output for run and chat, the listener for serve).
+// subcommand adds (output for run, chat and replay, the listener for
+// serve).
 type command struct {
 	fs       *flag.FlagSet
 	stderr   io.Writer
@@ -66,15 +67,8 @@ type flagMeta struct {
 // newCommand defines the flags every command that runs the loop shares,
 // starting at engine.Defaults.
 func newCommand(name, synopsis string, stderr io.Writer) *command {
-	c := &command{
-		fs:       flag.NewFlagSet(name, flag.ContinueOnError),
-		stderr:   stderr,
-		synopsis: synopsis,
-		meta:     map[string]flagMeta{},
-		settings: engine.Defaults(),
-	}
-	c.fs.SetOutput(stderr)
-	c.fs.Usage = c.usage
+	c := newBareCommand(name, synopsis, stderr)
+	c.settings = engine.Defaults()
 	s := &c.settings
 	c.withEnv(groupModel, "backend", "name", "model backend: ollama; openai (vLLM, llama-server, LM Studio or any OpenAI-compatible server at --openai-base-url); demo (offline, scripted); or auto (Ollama when it answers and has the model, else demo)", text[string]{&s.Backend})
 	c.withEnv(groupModel, "model", "name", "the model: Ollama's name, or the id an OpenAI-compatible server serves (unset there: its only model)", setText{text[string]{&s.Model}, &c.modelSet})
@@ -101,21 +95,42 @@ func newCommand(name, synopsis string, stderr io.Writer) *command {
 	return c
 }
 
-// withOutput adds the flags of commands that print a run: run and chat.
+// newBareCommand is a command without flags: replay's, which runs no
+// model and so takes no settings.
+func newBareCommand(name, synopsis string, stderr io.Writer) *command {
+	c := &command{
+		fs:       flag.NewFlagSet(name, flag.ContinueOnError),
+		stderr:   stderr,
+		synopsis: synopsis,
+		meta:     map[string]flagMeta{},
+	}
+	c.fs.SetOutput(stderr)
+	c.fs.Usage = c.usage
+	return c
+}
+
+// withOutput adds the flags of commands that print a run: run, chat and
+// replay.
 func (c *command) withOutput() *command {
 	c.add(groupOutput, "json", "", "print the event stream as JSON lines instead", (*boolValue)(&c.json))
 	c.add(groupOutput, "show-thinking", "", "print the model's reasoning", (*boolValue)(&c.showThinking))
 	c.add(groupOutput, "v", "", "also print the backend, each round's counters, and MCP servers' stderr", (*boolValue)(&c.verbose))
-	return c.withRetrieval()
+	return c
 }
 
 // withRetrieval adds the flags of tool retrieval, for the commands that
-// run the loop: "tools search" has its own --k, --retriever and
-// --embed-model, read from the same environment variables.
+// run the loop.
 func (c *command) withRetrieval() *command {
+	c.withEnv(groupTools, "tools-top-k", "n|auto", fmt.Sprintf("how many tools each run offers, chosen for the request by --retriever: 0 offers every tool; auto offers %d once more than %d tools are connected", engine.AutoTopK, engine.AutoRetrievalAbove), (*topKValue)(&c.settings.ToolsTopK))
+	return c.withRanking("--tools-top-k")
+}
+
+// withRanking adds --retriever and --embed-model, which say how tools are
+// ranked for a request; by names, for -h, the flag that says how many of
+// the ranked tools are offered.
+func (c *command) withRanking(by string) *command {
 	s := &c.settings
-	c.withEnv(groupTools, "tools-top-k", "n|auto", fmt.Sprintf("how many tools each run offers, chosen for the request by --retriever: 0 offers every tool; auto offers %d once more than %d tools are connected", engine.AutoTopK, engine.AutoRetrievalAbove), (*topKValue)(&s.ToolsTopK))
-	c.withEnv(groupTools, "retriever", "name", "how --tools-top-k ranks the tools: lexical (BM25, offline), embedding (Ollama's /api/embed) or hybrid (both, fused); without the embedding model it falls back to lexical and says why", text[retrieve.Retriever]{&s.Retriever})
+	c.withEnv(groupTools, "retriever", "name", "how "+by+" ranks the tools: lexical (BM25, offline), embedding (Ollama's /api/embed) or hybrid (both, fused); without the embedding model it falls back to lexical and says why", text[retrieve.Retriever]{&s.Retriever})
 	c.withEnv(groupTools, "embed-model", "name", "the Ollama model that embeds for --retriever embedding and hybrid", text[string]{&s.EmbedModel})
 	return c
 }
@@ -343,6 +358,8 @@ type (
 		set *bool
 	}
 	intValue int
+	// floatValue is a number such as 2 or 0.5.
+	floatValue float64
 	// topKValue is a number of tools, or "auto" for engine.ToolsTopKAuto.
 	topKValue     int
 	boolValue     bool
@@ -376,6 +393,16 @@ func (v *intValue) Set(s string) error {
 		return errors.New("not a whole number")
 	}
 	*v = intValue(n)
+	return nil
+}
+
+func (v *floatValue) String() string { return strconv.FormatFloat(float64(*v), 'g', -1, 64) }
+func (v *floatValue) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return errors.New("not a number")
+	}
+	*v = floatValue(f)
 	return nil
 }
 

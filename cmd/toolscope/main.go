@@ -12,7 +12,7 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/toolscope/toolscope/recording"
+	"github.com/toolscope/toolscope/internal/buildinfo"
 )
 
 const usage = `toolscope makes LLM tool calling visible.
@@ -104,5 +104,5 @@ func untilInterrupted(ctx context.Context, interrupts <-chan os.Signal) (context
 // version is toolscope's version, the one its recordings carry, then Go's
 // version and the platform.
 func version() string {
-	return fmt.Sprintf("toolscope %s %s %s/%s", recording.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("toolscope %s %s %s/%s", buildinfo.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

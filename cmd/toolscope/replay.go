@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,23 +16,16 @@ import (
 // terminal renderer at its recorded pace: a run shown again where no model
 // runs. Its exit code is the recorded run's, as run would have given it.
 func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	speed := fs.Float64("speed", 1, "how many times faster than recorded to play; 0 plays without pauses")
-	c := &command{}
-	fs.BoolVar(&c.json, "json", false, "print the event stream as JSON lines instead")
-	fs.BoolVar(&c.showThinking, "show-thinking", false, "print the model's reasoning")
-	fs.BoolVar(&c.verbose, "v", false, "also print the backend and each round's counters")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: toolscope replay [--speed n] [--json] FILE")
-		fs.PrintDefaults()
-	}
-	positional, code, ok := parseArgs(fs, args, 1, stderr)
+	c := newBareCommand("replay", "[flags] FILE", stderr)
+	speed := 1.0
+	c.add(groupOutput, "speed", "n", "how many times faster than recorded to play; 0 plays without pauses", (*floatValue)(&speed))
+	c.withOutput()
+	positional, code, ok := parseArgs(c.fs, args, 1, stderr)
 	if !ok {
 		return code
 	}
-	if *speed < 0 {
-		fmt.Fprintf(stderr, "toolscope replay: --speed %g must be 0 or more\n", *speed)
+	if speed < 0 {
+		fmt.Fprintf(stderr, "toolscope replay: --speed %g must be 0 or more\n", speed)
 		return exitUsage
 	}
 	h, events, err := readRecording(ctx, positional[0])
@@ -48,7 +40,7 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return exitUsage
 	}
 	fmt.Fprintln(stderr, recordingLabel(h))
-	reason := play(ctx, events, *speed, c.renderer(stdout, stderr), sleep)
+	reason := play(ctx, events, speed, c.renderer(stdout, stderr), sleep)
 	switch {
 	case ctx.Err() != nil:
 		return exitInterrupted

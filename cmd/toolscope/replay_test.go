@@ -162,3 +162,26 @@ func contains(t *testing.T, got, want string) {
 		t.Errorf("%q does not contain %q", got, want)
 	}
 }
+
+// TestReplayHelpSharesTheOutputFlags: replay lists its flags by group as
+// the other subcommands do, its output flags worded as run's, and no
+// setting flag, since it runs no model.
+func TestReplayHelpSharesTheOutputFlags(t *testing.T) {
+	replay := toolscope(t, "", "replay", "-h")
+	run := toolscope(t, "", "run", "-h")
+	if replay.code != exitOK {
+		t.Fatalf("replay -h exits %d", replay.code)
+	}
+	if !strings.HasPrefix(replay.stderr, "Usage: toolscope replay [flags] FILE\n\nOutput:\n  --speed n\n") {
+		t.Errorf("replay -h:\n%s", replay.stderr)
+	}
+	_, runOutput, _ := strings.Cut(run.stderr, "\nOutput:\n")
+	if runOutput == "" || !strings.Contains(replay.stderr, runOutput) {
+		t.Errorf("replay -h lacks run's output flags:\n%s\nreplay -h:\n%s", runOutput, replay.stderr)
+	}
+	for _, unwanted := range []string{"--backend", "--retriever", "$TOOLSCOPE_"} {
+		if strings.Contains(replay.stderr, unwanted) {
+			t.Errorf("replay -h lists %s", unwanted)
+		}
+	}
+}

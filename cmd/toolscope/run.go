@@ -12,7 +12,7 @@ import (
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("run", `[flags] "request"`, stderr).withOutput()
+	c := newCommand("run", `[flags] "request"`, stderr).withOutput().withRetrieval()
 	positional, code, ok := c.parse(args, 1)
 	if !ok {
 		return code

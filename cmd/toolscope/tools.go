@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/retrieve"
 )
@@ -46,14 +44,14 @@ func toolsList(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if _, code, ok := c.parse(args, 0); !ok {
 		return code
 	}
-	ts, closeEngine, code, ok := c.tools(ctx)
+	e, code, ok := c.toolsEngine(ctx)
 	if !ok {
 		return code
 	}
-	defer closeEngine()
+	defer closeMCP(e)
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TOOL\tSOURCE\tDESCRIPTION")
-	for _, t := range ts {
+	for _, t := range e.Tools() {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", t.Name(), tools.SourceOf(t), firstLine(t.Description()))
 	}
 	w.Flush()
@@ -62,60 +60,32 @@ func toolsList(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 func toolsSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("tools search", `[flags] "request"`, stderr)
-	k, retriever, embedModel := 5, string(retrieve.Lexical), retrieve.DefaultEmbedModel
+	k := 5
 	c.add(groupTools, "k", "n", "how many tools to offer; 0 ranks them all", (*intValue)(&k))
-	c.withEnv(groupTools, "retriever", "name", "how tools are ranked: lexical (BM25, offline), embedding (Ollama's /api/embed) or hybrid (both, fused)", text[string]{&retriever})
-	c.withEnv(groupTools, "embed-model", "name", "the Ollama model that embeds, for embedding and hybrid", text[string]{&embedModel})
+	c.withRanking("--k")
 	positional, code, ok := c.parse(args, 1)
 	if !ok {
 		return code
 	}
-	r, err := retrieve.ParseRetriever(retriever)
-	if err != nil {
-		fmt.Fprintf(stderr, "toolscope tools search: --retriever: %v\n", err)
-		return exitUsage
-	}
-	ts, closeEngine, code, ok := c.tools(ctx)
+	e, code, ok := c.toolsEngine(ctx)
 	if !ok {
 		return code
 	}
-	defer closeEngine()
-	x := retrieve.New(c.retrieveOptions(r, embedModel))
-	x.Replace(ts)
-	sel := x.Select(ctx, r, positional[0], k, nil)
+	defer closeMCP(e)
+	sel := e.Rank(ctx, positional[0], k)
 	if f := sel.Fallback; f != nil {
-		fmt.Fprintf(stderr, "toolscope: %s retrieval is not available, so the tools are ranked lexically: %v\n", r, f)
+		fmt.Fprintf(stderr, "toolscope: %s retrieval is not available, so the tools are ranked lexically: %v\n", sel.Asked, f)
 	}
 	printSelection(stdout, sel)
 	return exitOK
 }
 
-// tools starts the engine of the flags and returns its tools. The tools
+// toolsEngine starts the engine of the flags, for its tools. The tools
 // subcommands run no model, so the backend is the demo's: "auto" would
 // otherwise wait on Ollama for nothing.
-func (c *command) tools(ctx context.Context) (ts []tools.Tool, closeEngine func(), code int, ok bool) {
+func (c *command) toolsEngine(ctx context.Context) (e *engine.Engine, code int, ok bool) {
 	c.settings.Backend, c.settings.Mode = engine.BackendDemo, llm.ModeRaw
-	e, code, ok := c.start(ctx)
-	if !ok {
-		return nil, nil, code, false
-	}
-	return e.Tools(), func() { closeMCP(e) }, exitOK, true
-}
-
-// retrieveOptions gives r its embedder, when it needs one: Ollama at the
-// address the flags name, caching its vectors in the user's cache
-// directory so that the next search embeds only the tools that changed.
-func (c *command) retrieveOptions(r retrieve.Retriever, model string) retrieve.Options {
-	if r == retrieve.Lexical {
-		return retrieve.Options{}
-	}
-	opts := retrieve.Options{CacheDir: engine.EmbeddingsDir()}
-	if b, err := ollama.New(ollama.Config{Host: c.settings.OllamaHost, Model: c.settings.Model}); err == nil {
-		if base, err := url.Parse(b.BaseURL()); err == nil {
-			opts.Embedder = retrieve.NewOllama(base, model, nil)
-		}
-	}
-	return opts // without an embedder, Select falls back to lexical and says why
+	return c.start(ctx)
 }
 
 func printSelection(w io.Writer, sel retrieve.Selection) {

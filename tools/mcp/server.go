@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolscope/toolscope/internal/buildinfo"
 	"github.com/toolscope/toolscope/tools"
 )
 
@@ -92,7 +92,7 @@ func (s *server) connect(ctx context.Context) error {
 	if err != nil {
 		return s.fail(fmt.Errorf("MCP server %q: cannot start %q: %w; install it, or fix the command", s.name, s.spec.Command, err))
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "toolscope", Version: version()}, &sdk.ClientOptions{
+	client := sdk.NewClient(&sdk.Implementation{Name: "toolscope", Version: buildinfo.Version()}, &sdk.ClientOptions{
 		Logger: s.logger,
 		// Roots, sampling and elicitation are not offered: toolscope has
 		// nothing to answer them with.
@@ -364,12 +364,4 @@ func (s *server) crashed(tool string, callErr error) error {
 	reason := s.stopReason
 	s.mu.Unlock()
 	return fmt.Errorf("MCP server %q crashed during the call to %s (%s)%s", s.name, tool, reason, s.log.tail())
-}
-
-// version is toolscope's, as the Go toolchain stamped it.
-func version() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
-	}
-	return "devel"
 }
