@@ -375,7 +375,7 @@ func (p *page) viewInput(turn, round int) (prompt, messages string) {
 // are worked out here from the clock.
 func TestSeedPrompts(t *testing.T) {
 	t.Parallel()
-	const toolDelay = 1500 * time.Millisecond // long enough to watch the timer
+	const toolDelay = 3 * time.Second // long enough to watch the timer, on a busy machine too
 	url := serve(t, demoModel(toolDelay))
 	today := time.Now()
 	tomorrow := today.AddDate(0, 0, 1)
@@ -411,8 +411,9 @@ func TestSeedPrompts(t *testing.T) {
 
 			// The tool runs: the timer counts while it does.
 			timer := `document.querySelector('.step-exec.is-live .timer')`
-			p.waitFor("the tool to start", timer)
-			first := eval[string](p, timer+`.textContent`)
+			// Its first reading is taken as it appears, in the same check.
+			p.waitFor("the tool to start", `(t => t && (window.firstTimer = t.textContent, true))(`+timer+`)`)
+			first := eval[string](p, `window.firstTimer`)
 			p.waitFor("the timer to move", fmt.Sprintf(`%s?.textContent !== %q && parseFloat(%[1]s.textContent) > 0`, timer, first))
 			p.screenshot(tt.name + "-running")
 

@@ -3,9 +3,11 @@
 // status, Stop, New conversation, health, models) up to date. On a viewer
 // link's page, which has no composer, Stop or settings, it follows the
 // operator's runs instead.
+import { el } from './dom.js';
 import { createTurn, eventTypes, RunView } from './pipeline.js';
 import { InputDialog } from './dialog.js';
 import { Replay } from './replay.js';
+import { runOptions } from './options.js';
 import { lineage, Rerun } from './rerun.js';
 import { Compare } from './compare.js';
 import { startPresenter } from './presenter.js';
@@ -59,24 +61,6 @@ async function request(method, url, body) {
   return data;
 }
 
-/** runOptions reads the settings form into the fields of POST /api/runs. */
-function runOptions() {
-  const f = ui.settings.elements;
-  const opts = {
-    max_rounds: Number(f.max_rounds.value),
-    tool_delay_ms: Math.round(Number(f.tool_delay.value) * 1000),
-    dialect: f.dialect.value,
-    tools_top_k: Number(f.tools_top_k.value),
-    retriever: f.retriever.value,
-  };
-  if (f.think.value !== 'auto') opts.think = f.think.value === 'on';
-  // The demo model has one model and one mode, so its fields are disabled.
-  if (!f.model.disabled) opts.model = f.model.value;
-  if (!f.mode.disabled) opts.mode = f.mode.value;
-  if (f.step.checked) opts.step = true;
-  return opts;
-}
-
 // ---- runs -----------------------------------------------------------------
 
 async function send(text) {
@@ -95,7 +79,7 @@ async function send(text) {
 
   let run;
   try {
-    run = await request('POST', '/api/runs', { message: text, conversation_id: state.conversation ?? undefined, ...runOptions() });
+    run = await request('POST', '/api/runs', { message: text, conversation_id: state.conversation ?? undefined, ...runOptions(ui.settings) });
   } catch (err) {
     turn.remove();
     if (!ui.chat.querySelector('.turn')) ui.chat.append(ui.empty);
@@ -448,6 +432,7 @@ const runList = $('run-list');
 const runSearch = $('run-search');
 const runHistory = $('run-history');
 let runsAsked = 0; // numbers the requests, so that an older answer never replaces a newer one
+const runItems = new Map(); // run id → {shows: what its entry says, item: the entry}
 
 async function listRuns() {
   await refreshRuns();
@@ -461,7 +446,7 @@ async function refreshRuns() {
   try {
     const { runs, history, history_error: problem } = await request('GET', q ? `/api/runs?q=${encodeURIComponent(q)}` : '/api/runs');
     if (asked !== runsAsked) return;
-    runList.replaceChildren(...runs.map(runItem));
+    showRuns(runs);
     // A history that fails mid-session (a full disk) says so at the next poll.
     showHistory(problem ? { on: false, off: problem } : history);
   } catch {
@@ -482,23 +467,44 @@ runSearch?.addEventListener('input', () => {
   searchTimer = setTimeout(refreshRuns, 200);
 });
 
+/**
+ * showRuns puts runs in the list, newest first. An entry whose run looks
+ * as it did at the last poll stays the same element, where it was: a poll
+ * every RUNS_MS would otherwise take the keyboard's focus off the entry,
+ * or off its Compare box, each time.
+ */
+function showRuns(runs) {
+  const focused = runList.contains(document.activeElement) ? document.activeElement : null;
+  const wanted = runs.map((run) => {
+    const shows = JSON.stringify([run.source, run.user_agent, run.message, run.status, run.started_at, run.stored, run.forked_from]);
+    const kept = runItems.get(run.id);
+    return kept?.shows === shows ? kept : { id: run.id, shows, item: runItem(run) };
+  });
+  const items = new Set(wanted.map((entry) => entry.item));
+  for (const item of [...runList.children]) if (!items.has(item)) item.remove();
+  runItems.clear();
+  // Moving an element drops the focus it holds: kept entries keep their
+  // order, so only new and redrawn ones move.
+  wanted.forEach((entry, i) => {
+    runItems.set(entry.id, entry);
+    if (runList.children[i] !== entry.item) runList.insertBefore(entry.item, runList.children[i] ?? null);
+  });
+  // A redrawn entry takes the focus over from the one it replaces.
+  if (focused && !focused.isConnected) {
+    const id = CSS.escape(focused.dataset.id ?? focused.dataset.compare ?? '');
+    runList.querySelector(focused.dataset.compare ? `[data-compare="${id}"]` : `.run-item[data-id="${id}"]`)?.focus();
+  }
+}
+
 /** runItem is one run of the list: where it came from, what was asked, its state. */
 function runItem(run) {
   const item = document.createElement('li');
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.className = 'run-item';
+  const button = Object.assign(el('button', 'run-item'), { type: 'button' });
   button.dataset.id = run.id;
   button.dataset.source = run.source;
-  const from = document.createElement('span');
-  from.className = 'run-source';
-  from.textContent = run.source === 'api' ? `API · ${run.user_agent || 'unknown client'}` : 'page';
-  const asked = document.createElement('span');
-  asked.className = 'run-message';
-  asked.textContent = run.message || '(tool results)';
-  const status = document.createElement('span');
-  status.className = 'run-state';
-  status.textContent = `${run.status} · ${startedAt(run.started_at)}`;
+  const from = el('span', 'run-source', run.source === 'api' ? `API · ${run.user_agent || 'unknown client'}` : 'page');
+  const asked = el('span', 'run-message', run.message || '(tool results)');
+  const status = el('span', 'run-state', `${run.status} · ${startedAt(run.started_at)}`);
   status.title = `started ${new Date(run.started_at).toLocaleString()}`;
   if (run.forked_from) status.textContent += ` · rerun of round ${run.forked_from.round}`;
   button.append(from, asked, status);
@@ -529,7 +535,7 @@ async function openRun(id) {
 
 // The viewer's page has neither dialog: it cannot start runs.
 const rerun = viewer ? null : new Rerun($('rerun-dialog'), {
-  options: runOptions,
+  options: () => runOptions(ui.settings),
   busy: () => (state.live ? 'a run is in progress: stop it or let it finish, then rerun' : ''),
   async start(runId, body) {
     const run = await request('POST', `/api/runs/${encodeURIComponent(runId)}/rerun`, body);

@@ -2,7 +2,7 @@
 // input as a line diff from the first run to the second, then each run's
 // calls, results and counters. The Runs panel picks the two with a
 // "Compare" box per run. Model text is set with textContent only.
-import { clone, fill, slot } from './dom.js';
+import { clone, el, fill, plural, slot } from './dom.js';
 import { hunks, lineDiff } from './diff.js';
 import { duration } from './pipeline.js';
 
@@ -52,7 +52,7 @@ export class Compare {
   /** open shows runs a and b side by side. */
   async open(a, b) {
     const body = slot(this.dialog, 'body');
-    body.replaceChildren(Object.assign(document.createElement('p'), { className: 'hint', textContent: 'Loading both runs…' }));
+    body.replaceChildren(el('p', 'hint', 'Loading both runs…'));
     this.dialog.showModal();
     let runs;
     try {
@@ -102,20 +102,16 @@ function summarize(snap) {
   return { snap, info, rounds };
 }
 
-function element(tag, className, text = '') {
-  return Object.assign(document.createElement(tag), { className, textContent: text });
-}
-
 /** header names the two runs: what was asked, on what, how it ended. */
 function header(runs) {
-  const row = element('div', 'compare-sides compare-head');
+  const row = el('div', 'compare-sides compare-head');
   runs.forEach(({ snap, info }, i) => {
-    const side = element('div', 'compare-side');
-    side.append(element('h3', '', `${'AB'[i]} · ${snap.id}`), element('p', 'compare-message', snap.message));
+    const side = el('div', 'compare-side');
+    side.append(el('h3', '', `${'AB'[i]} · ${snap.id}`), el('p', 'compare-message', snap.message));
     const how = [info?.model, info?.mode && `${info.mode} mode`, info?.dialect && `${info.dialect} calls`,
-      snap.done ? `${snap.reason} after ${snap.rounds} round${snap.rounds === 1 ? '' : 's'}` : 'running'];
-    side.append(element('p', 'compare-meta', how.filter(Boolean).join(' · ')));
-    if (snap.forked_from) side.append(element('p', 'compare-meta', `forked from ${snap.forked_from.run} at round ${snap.forked_from.round}`));
+      snap.done ? `${snap.reason} after ${plural(snap.rounds, 'round')}` : 'running'];
+    side.append(el('p', 'compare-meta', how.filter(Boolean).join(' · ')));
+    if (snap.forked_from) side.append(el('p', 'compare-meta', `forked from ${snap.forked_from.run} at round ${snap.forked_from.round}`));
     row.append(side);
   });
   return row;
@@ -137,11 +133,11 @@ function compareRound(n, runs) {
   const what = raw ? 'the rendered prompts' : 'the message lists';
   const edited = ['A', 'B'].filter((_, i) => runs[i].rounds.get(n)?.edited);
   const note = edited.length ? ` (as the model read them: ${edited.join(' and ')} edited at the pause)` : '';
-  fill(section, { 'diff-summary': (changed ? `${changed} line${changed === 1 ? '' : 's'} differ in ${what}` : `${what} are the same`) + note });
+  fill(section, { 'diff-summary': (changed ? `${plural(changed, 'line')} differ in ${what}` : `${what} are the same`) + note });
   const pre = slot(section, 'diff');
   for (const line of hunks(diff)) {
-    if (line.op === '…') pre.append(element('span', 'diff-fold', `… ${line.count} unchanged line${line.count === 1 ? '' : 's'}\n`));
-    else pre.append(element('span', { '=': 'diff-same', '-': 'diff-del', '+': 'diff-add' }[line.op], `${line.op === '=' ? ' ' : line.op} ${line.text}\n`));
+    if (line.op === '…') pre.append(el('span', 'diff-fold', `… ${plural(line.count, 'unchanged line')}\n`));
+    else pre.append(el('span', { '=': 'diff-same', '-': 'diff-del', '+': 'diff-add' }[line.op], `${line.op === '=' ? ' ' : line.op} ${line.text}\n`));
   }
   runs.forEach((run, i) => slot(section, 'ab'[i]).append(...side(run, n)));
   return section;
@@ -150,22 +146,22 @@ function compareRound(n, runs) {
 /** side is one run's round: its calls and results, its reply, its counters. */
 function side(run, n) {
   const r = run.rounds.get(n);
-  if (!r) return [element('p', 'hint', `No round ${n}: the run ended after ${run.rounds.size}.`)];
+  if (!r) return [el('p', 'hint', `No round ${n}: the run ended after ${run.rounds.size}.`)];
   const out = [];
-  const calls = element('ul', 'compare-calls');
+  const calls = el('ul', 'compare-calls');
   for (const { call, result, error, ms } of r.calls.values()) {
-    const item = element('li', error ? 'is-error' : '');
-    item.append(element('code', '', `${call.name ?? '(unreadable call)'}(${call.arguments ? JSON.stringify(call.arguments) : call.raw ?? ''})`));
+    const item = el('li', error ? 'is-error' : '');
+    item.append(el('code', '', `${call.name ?? '(unreadable call)'}(${call.arguments ? JSON.stringify(call.arguments) : call.raw ?? ''})`));
     const outcome = error ? `error: ${error}` : result !== undefined ? result : 'not run';
-    item.append(element('pre', 'compare-result', ms !== undefined ? `→ ${outcome}  (${duration(ms)})` : `→ ${outcome}`));
+    item.append(el('pre', 'compare-result', ms !== undefined ? `→ ${outcome}  (${duration(ms)})` : `→ ${outcome}`));
     calls.append(item);
   }
   if (r.calls.size) out.push(calls);
-  if (r.text.trim()) out.push(element('p', 'compare-reply', r.text.trim()));
+  if (r.text.trim()) out.push(el('p', 'compare-reply', r.text.trim()));
   const s = r.stats;
   if (s) {
     const total = s.total_ms ? `total ${duration(s.total_ms)}` : '';
-    out.push(element('p', 'compare-meta', [`prompt ${s.prompt_tokens} tok`, `output ${s.output_tokens} tok`,
+    out.push(el('p', 'compare-meta', [`prompt ${s.prompt_tokens} tok`, `output ${s.output_tokens} tok`,
       `first token ${duration(s.first_token_ms)}`, total, `done: ${s.done_reason}`].filter(Boolean).join(' · ')));
   }
   return out;

@@ -3,7 +3,7 @@
 // the newest event, and marks it "paused" while a run in step mode waits
 // there. It follows the RunViews in the chat, live runs and recordings
 // alike, through the event (RUN_EVENT) each view dispatches.
-import { slot } from './dom.js';
+import { el, slot } from './dom.js';
 import { RUN_EVENT } from './pipeline.js';
 
 // The step each event type shows; events not named here leave the map as
@@ -31,11 +31,11 @@ const pausedAt = { input: 'model', call: 'call', response: 'response' };
 
 /** LoopMap lights the steps of one <nav class="loop-map">. */
 export class LoopMap {
-  constructor(el) {
-    this.el = el;
-    this.steps = new Map([...el.querySelectorAll('[data-step]')].map((li) => [li.dataset.step, li]));
+  constructor(root) {
+    this.el = root;
+    this.steps = new Map([...root.querySelectorAll('[data-step]')].map((li) => [li.dataset.step, li]));
     this.step = '';
-    this.pauseMark = Object.assign(document.createElement('span'), { className: 'loop-paused', textContent: 'paused' });
+    this.pauseMark = el('span', 'loop-paused', 'paused');
   }
 
   /** show moves the map to the step of event e. */
@@ -97,8 +97,8 @@ export class LoopMap {
  * a run drawn elsewhere, in a dialog for instance, is not the live one.
  */
 export function followRuns() {
-  const el = document.getElementById('loop-map');
-  if (!el) return;
-  const map = new LoopMap(el);
+  const nav = document.getElementById('loop-map');
+  if (!nav) return;
+  const map = new LoopMap(nav);
   document.getElementById('chat').addEventListener(RUN_EVENT, (ev) => map.show(ev.detail));
 }

@@ -1,7 +1,7 @@
 // pipeline.js: one run drawn as a pipeline of step cards, round by round,
 // from its events. Each event type has one handler; each card kind has one
 // renderer. Model text is set with textContent only.
-import { clone, fill, slot } from './dom.js';
+import { clone, count, el, fill, plural, shorten, slot } from './dom.js';
 import { appendMarked, Marks, promptMarks, RawStream } from './marks.js';
 import { markEdited, showPause } from './step.js';
 
@@ -12,21 +12,11 @@ export function createTurn(message) {
 
 // ---- formatting -----------------------------------------------------------
 
-const count = new Intl.NumberFormat('en');
-
-function plural(n, word) {
-  return `${count.format(n)} ${word}${n === 1 ? '' : 's'}`;
-}
-
 /** duration formats milliseconds for people: "0.4 ms", "812 ms", "3.00 s". */
 export function duration(ms) {
   if (ms < 10 && !Number.isInteger(ms)) return `${ms.toFixed(1)} ms`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   return `${(ms / 1000).toFixed(2)} s`;
-}
-
-function shorten(s, n) {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
 
 /** callText writes a call the way tool descriptions do: name(a="x", b=2). */
@@ -197,9 +187,7 @@ function errorCard(card, message, where, fix = null) {
 function execCard(round, call) {
   const card = round.add('exec');
   fill(card, { call: callText(call) });
-  const pill = document.createElement('span');
-  pill.className = 'timer';
-  slot(card, 'meta').append(pill);
+  slot(card, 'meta').append(el('span', 'timer'));
   return card;
 }
 
@@ -240,12 +228,10 @@ const handlers = {
     const names = sel.left_out_names ?? [];
     fill(card, { 'left-out-summary': `${plural(sel.left_out, 'tool')} left out` });
     for (const name of names) {
-      slot(card, 'left-out-list').append(Object.assign(document.createElement('li'), { textContent: name }));
+      slot(card, 'left-out-list').append(el('li', '', name));
     }
     if (sel.left_out > names.length) {
-      const more = Object.assign(document.createElement('li'), { className: 'hint' });
-      more.textContent = `… and ${count.format(sel.left_out - names.length)} more: see Tools in the side panel`;
-      slot(card, 'left-out-list').append(more);
+      slot(card, 'left-out-list').append(el('li', 'hint', `… and ${count.format(sel.left_out - names.length)} more: see Tools in the side panel`));
     }
     slot(card, 'left-out').hidden = sel.left_out === 0;
   },
@@ -530,7 +516,7 @@ export class RunView {
   /** add appends a card to a round, or below the rounds when there is none. */
   add(round, kind) {
     if (round) return round.add(kind);
-    this.runSteps ??= this.roundsEl.appendChild(Object.assign(document.createElement('ol'), { className: 'steps run-steps' }));
+    this.runSteps ??= this.roundsEl.appendChild(el('ol', 'steps run-steps'));
     const card = clone(`tpl-${kind}`);
     this.runSteps.append(card);
     return card;

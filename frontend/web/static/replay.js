@@ -3,6 +3,7 @@
 // It reads the file with the same checks and the same words as toolscope's
 // Go reader (package recording), then feeds the events to a RunView at the
 // recorded pace, or one at a time.
+import { el } from './dom.js';
 
 /** FORMAT is the newest recording format this page reads. */
 export const FORMAT = 1;
@@ -140,9 +141,7 @@ export class Replay {
     this.showError('');
     const view = this.hooks.begin(parsed.header);
     this.rec = { ...parsed, view, next: 0, timer: null };
-    const label = document.createElement('strong');
-    label.textContent = 'Recording';
-    this.ui.label.replaceChildren(label, ` · ${recordingLabel(parsed.header)}`);
+    this.ui.label.replaceChildren(el('strong', '', 'Recording'), ` · ${recordingLabel(parsed.header)}`);
     this.ui.bar.hidden = false;
     document.title = 'Recording · toolscope';
     this.update();
@@ -214,21 +213,21 @@ export class Replay {
     this.ui.error.hidden = !text;
   }
 
-  /** acceptDrops opens a file dropped anywhere on el. */
-  acceptDrops(el) {
+  /** acceptDrops opens a file dropped anywhere on target. */
+  acceptDrops(target) {
     const hasFiles = (ev) => ev.dataTransfer?.types.includes('Files');
-    el.addEventListener('dragover', (ev) => {
+    target.addEventListener('dragover', (ev) => {
       if (!hasFiles(ev)) return;
       ev.preventDefault();
-      el.classList.add('is-dropping');
+      target.classList.add('is-dropping');
     });
-    el.addEventListener('dragleave', (ev) => {
-      if (ev.relatedTarget === null) el.classList.remove('is-dropping');
+    target.addEventListener('dragleave', (ev) => {
+      if (ev.relatedTarget === null) target.classList.remove('is-dropping');
     });
-    el.addEventListener('drop', (ev) => {
+    target.addEventListener('drop', (ev) => {
       if (!hasFiles(ev)) return;
       ev.preventDefault();
-      el.classList.remove('is-dropping');
+      target.classList.remove('is-dropping');
       if (ev.dataTransfer.files[0]) this.open(ev.dataTransfer.files[0]);
     });
   }

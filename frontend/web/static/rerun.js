@@ -2,7 +2,8 @@
 // dialog takes the settings to change (the Settings panel's, to start
 // with) and the round's messages, editable as JSON; Start forks a new run
 // from the conversation as it stood before that round.
-import { fill, slot } from './dom.js';
+import { el, fill, slot } from './dom.js';
+import { runOptions } from './options.js';
 
 // The Settings panel's controls that the dialog copies, by field name.
 const panel = { model: 'set-model', dialect: 'set-dialect', think: 'set-think' };
@@ -29,8 +30,7 @@ export class Rerun {
 
   /** button puts "Rerun from here" in a round's header. */
   button(head, runId, round, input) {
-    const b = Object.assign(document.createElement('button'), { type: 'button', className: 'ghost rerun-button' });
-    b.textContent = 'Rerun from here';
+    const b = Object.assign(el('button', 'ghost rerun-button', 'Rerun from here'), { type: 'button' });
     b.title = `Start a new run from the conversation as it stood before round ${round}`;
     b.addEventListener('click', () => this.open(runId, round, input));
     head.append(b);
@@ -56,12 +56,9 @@ export class Rerun {
   }
 
   async submit() {
-    const f = this.form.elements;
     const { runId, round, original } = this.target;
-    const body = { ...this.hooks.options(), round, dialect: f.dialect.value, tool_delay_ms: Math.round(Number(f.tool_delay.value) * 1000) };
-    delete body.think;
-    if (f.think.value !== 'auto') body.think = f.think.value === 'on';
-    if (!f.model.disabled) body.model = f.model.value;
+    // The dialog's settings replace the panel's, "auto" thinking included.
+    const body = { ...this.hooks.options(), ...runOptions(this.form), round };
     if (this.messages.value !== original) {
       try {
         body.messages = JSON.parse(this.messages.value);
@@ -95,8 +92,8 @@ export class Rerun {
  * forked from; the run's id shows that run when clicked.
  */
 export function lineage(turn, fork, showRun) {
-  const line = Object.assign(document.createElement('p'), { className: 'lineage' });
-  const link = Object.assign(document.createElement('button'), { type: 'button', className: 'link', textContent: fork.run });
+  const line = el('p', 'lineage');
+  const link = Object.assign(el('button', 'link', fork.run), { type: 'button' });
   link.title = 'Show the run this one was forked from';
   link.addEventListener('click', () => showRun(fork.run));
   line.append('forked from run ', link, ` at round ${fork.round}`);

@@ -3,7 +3,7 @@
 // change the run reports marks its card "edited". The controls go as soon
 // as the run moves on, whoever continued it, or when it is stopped; the
 // view's onPause hook hears both, for the page's status line.
-import { slot } from './dom.js';
+import { el, shorten, slot } from './dom.js';
 import { RUN_EVENT } from './pipeline.js';
 
 // The pauses that wait on this page, newest last: Space continues the newest.
@@ -43,20 +43,19 @@ export function showPause(view, e) {
   }
   card.classList.add('is-paused');
   card.querySelector('details').open = true;
-  const panel = document.createElement('div');
-  panel.className = 'step-controls';
+  const panel = el('div', 'step-controls');
   card.querySelector('.step-body').append(panel);
   state.pause = { seq: e.seq, pause: p, card, panel };
   view.onPause?.(p);
   if (!view.continueRun) {
-    panel.append(text('p', 'hint', `Paused ${waitsFor(p)}: waiting for the operator to continue.`));
+    panel.append(el('p', 'hint', `Paused ${waitsFor(p)}: waiting for the operator to continue.`));
     return;
   }
   const pause = { panel, go: (body) => go(panel, view, body) };
   state.pause.entry = pause;
   waiting.push(pause);
   controls[p.at](panel, p, pause.go);
-  panel.append(text('p', 'hint', 'Space continues unchanged.'));
+  panel.append(el('p', 'hint', 'Space continues unchanged.'));
 }
 
 /**
@@ -121,11 +120,14 @@ function badge(card, note) {
   card.classList.add('is-edited');
   let mark = card.querySelector('.edited-badge');
   if (!mark) {
-    mark = text('span', 'badge edited-badge', 'edited');
+    mark = el('span', 'badge edited-badge', 'edited');
     slot(card, 'title').after(mark);
   }
   mark.title = mark.title ? `${mark.title}\n\n${note}` : note;
 }
+
+// A badge's title shows this much, at most, of what an edit replaced.
+const WAS_CHARS = 1200;
 
 /** editNote says, for a badge's title, what an edit replaced. */
 function editNote(c) {
@@ -137,19 +139,17 @@ function editNote(c) {
     case 'error':
       return `The ${c.what === 'error' ? 'error' : 'result'} was typed at a pause: the tool did not run.`;
     case 'input':
-      return `Edited at a pause. Was:\n${clip(was.mode === 'chat' ? JSON.stringify(was.messages, null, 1) : was.prompt ?? '')}`;
+      return `Edited at a pause. Was:\n${shorten(was.mode === 'chat' ? JSON.stringify(was.messages, null, 1) : was.prompt ?? '', WAS_CHARS)}`;
     case 'arguments': {
       const history = c.not_written
         ? `The conversation keeps the model's own call: ${c.not_written}.`
         : "The conversation holds the edited call in place of the model's.";
-      return `Edited at a pause. Was:\n${clip(JSON.stringify(was))}\n\n${history}`;
+      return `Edited at a pause. Was:\n${shorten(JSON.stringify(was), WAS_CHARS)}\n\n${history}`;
     }
     default:
-      return `Edited at a pause. Was:\n${clip(typeof was === 'string' ? was : JSON.stringify(was))}`;
+      return `Edited at a pause. Was:\n${shorten(typeof was === 'string' ? was : JSON.stringify(was), WAS_CHARS)}`;
   }
 }
-
-const clip = (s) => (s.length > 1200 ? `${s.slice(0, 1199)}…` : s);
 
 // ---- the controls at each pause -------------------------------------------
 
@@ -175,19 +175,19 @@ const controls = {
     };
     panel.append(row(
       button('Run', 'primary', () => go()),
-      button('Edit arguments', 'ghost', open((el) => {
-        const box = editor(el, 'Arguments, as JSON', JSON.stringify(p.call.arguments ?? {}, null, 2));
-        el.append(row(button('Run with these arguments', 'primary', () => {
+      button('Edit arguments', 'ghost', open((form) => {
+        const box = editor(form, 'Arguments, as JSON', JSON.stringify(p.call.arguments ?? {}, null, 2));
+        form.append(row(button('Run with these arguments', 'primary', () => {
           const args = parse(panel, box.value, 'The arguments');
           if (args) go({ arguments: args });
         })));
       })),
-      button('Fake result', 'ghost', open((el) => {
-        const box = editor(el, 'What the tool returns', '');
+      button('Fake result', 'ghost', open((form) => {
+        const box = editor(form, 'What the tool returns', '');
         const asError = Object.assign(document.createElement('input'), { type: 'checkbox' });
         const label = document.createElement('label');
         label.append(asError, ' as an error');
-        el.append(row(label, button('Send this result', 'primary', () => {
+        form.append(row(label, button('Send this result', 'primary', () => {
           if (!asError.checked) return go({ result: box.value });
           // An empty error would read as no edit at all.
           if (!box.value.trim()) return problem(panel, 'Type the error the tool reports.');
@@ -222,7 +222,7 @@ async function go(panel, view, body) {
 function problem(panel, message) {
   let p = panel.querySelector('.step-error');
   if (!p) {
-    p = text('p', 'step-error', '');
+    p = el('p', 'step-error', '');
     p.setAttribute('role', 'alert');
     panel.append(p);
   }
@@ -243,29 +243,20 @@ function editor(parent, label, value) {
   const box = Object.assign(document.createElement('textarea'), { className: 'step-edit', value, spellcheck: false });
   box.rows = Math.min(14, Math.max(3, value.split('\n').length + 1));
   box.setAttribute('aria-label', label);
-  parent.append(text('p', 'label', label), box);
+  parent.append(el('p', 'label', label), box);
   return box;
 }
 
 function button(label, className, onClick) {
-  const b = Object.assign(document.createElement('button'), { type: 'button', className });
-  b.textContent = label;
+  const b = Object.assign(el('button', className, label), { type: 'button' });
   b.addEventListener('click', onClick);
   return b;
 }
 
 function row(...children) {
-  const div = document.createElement('div');
-  div.className = 'step-actions';
+  const div = el('div', 'step-actions');
   div.append(...children);
   return div;
-}
-
-function text(tag, className, content) {
-  const el = document.createElement(tag);
-  el.className = className;
-  el.textContent = content;
-  return el;
 }
 
 // Space continues the newest pause unchanged, unless it is typing or
