@@ -71,6 +71,7 @@ func TestOpenAIErrors(t *testing.T) {
 		{"bad template", []string{"run", "--backend", "openai", "--openai-base-url", server.URL(), "--template", "gemma", "hi"}, exitUsage, `--template "gemma" is neither`},
 		{"unreachable", []string{"run", "--backend", "openai", "--openai-base-url", closed, "hi"}, exitError, "vllm serve Qwen/Qwen3-4B"},
 		{"several models", []string{"run", "--backend", "openai", "--openai-base-url", server.URL(), "hi"}, exitError, "serves 2 models: a, b"},
+		{"unknown model", []string{"run", "--backend", "openai", "--openai-base-url", server.URL(), "--model", "nope", "hi"}, exitError, `does not serve model "nope"; it serves a, b`},
 		{"wrong key", []string{"run", "--backend", "openai", "--openai-base-url", keyed.URL(), "--openai-api-key", "sk-wrong", "hi"}, exitError, "the API key was refused"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -310,6 +310,19 @@ func TestUnknownFamilyNeedsATemplateInRawModeOnly(t *testing.T) {
 	}
 }
 
+// A model name toolscope has no template for may just be a typo: the
+// server is asked first, so the error names the models it does serve
+// instead of asking for a template.
+func TestUnservedModelIsNotReportedAsAMissingTemplate(t *testing.T) {
+	server := openaitest.New(t)
+	_, err := newBackend(t, Config{BaseURL: server.URL(), Model: "nope"}).Prepare(context.Background(), conversation)
+	var le *llm.Error
+	if !errors.As(err, &le) || !strings.Contains(le.Problem, `does not serve model "nope"; it serves `+openaitest.DefaultModel) ||
+		le.Fix == nil || le.Fix.Setting != llm.SettingModel {
+		t.Fatalf("err %v: want the served models named and the model setting to fix", err)
+	}
+}
+
 func TestNewRefusesBadSettings(t *testing.T) {
 	for _, cfg := range []Config{
 		{},

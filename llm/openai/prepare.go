@@ -30,7 +30,7 @@ func (b *Backend) Prepare(ctx context.Context, req llm.Request) (llm.Input, erro
 		return in, nil // the server renders; a family it knows decides nothing here
 	}
 	if terr != nil {
-		return llm.Input{}, terr
+		return llm.Input{}, b.noTemplate(ctx, model, terr)
 	}
 	if in.Think && !t.Think {
 		return llm.Input{}, &llm.Error{Op: "prepare", Problem: fmt.Sprintf("template %q is for a model family that does not think", t.Name),
@@ -41,4 +41,15 @@ func (b *Backend) Prepare(ctx context.Context, req llm.Request) (llm.Input, erro
 			Fix: &llm.Fix{Setting: llm.SettingMode, Value: string(llm.ModeChat)}, Err: err}
 	}
 	return in, nil
+}
+
+// noTemplate is the error for a model toolscope has no template for,
+// unless the server does not serve that model at all: a typo in the name
+// is the thing to fix then, not the template.
+func (b *Backend) noTemplate(ctx context.Context, model string, templateErr error) error {
+	served := b.served(ctx)
+	if len(served) > 0 && !slices.Contains(served, model) {
+		return b.unknownModel("prepare", model, served, nil)
+	}
+	return templateErr
 }
