@@ -13,6 +13,9 @@
 #
 # Further arguments go to 'toolscope serve', e.g. ./start.sh --tool-delay 1s
 #
+# A build says so on stderr and counts the packages it compiles (the first
+# one takes minutes); with bin/toolscope up to date, nothing is printed.
+#
 # An OpenAI-compatible server (vLLM, llama-server, LM Studio) is used only
 # when asked for: auto never picks it, since OPENAI_BASE_URL is often set
 # for other tools. toolscope reads OPENAI_BASE_URL and OPENAI_API_KEY
@@ -28,6 +31,64 @@ if ! command -v go >/dev/null; then
 	echo "start.sh builds toolscope with Go 1.26 or newer: get it from https://go.dev/dl/" >&2
 	exit 1
 fi
+
+# stamp prints the linker flags that name the commit toolscope is built
+# from, for 'toolscope version' and every recording's header. go build
+# stamps a plain clone itself, but not a git worktree, nor under
+# GOFLAGS=-buildvcs=false; outside a git checkout it prints nothing.
+stamp() {
+	local pkg=github.com/toolscope/toolscope/internal/buildinfo top commit
+	top=$(git rev-parse --show-toplevel 2>/dev/null) && [[ $top -ef . ]] || return 0
+	commit=$(git rev-parse HEAD) || return 0
+	printf -- '-X %s.commit=%s -X %s.date=%s' "$pkg" "$commit" "$pkg" "$(git log -1 --format=%cI)"
+	if [[ -n $(git status --porcelain 2>/dev/null) ]]; then
+		printf -- ' -X %s.modified=true' "$pkg"
+	fi
+}
+
+# build builds bin/toolscope, and says so only when there is work: a
+# first build compiles some 380 packages, minutes on a busy laptop.
+# 'go build -n' plans without building: up to date, its plan is a touch.
+build() {
+	local ldflags plan todo
+	ldflags=$(stamp)
+	plan=$(go build -n -ldflags "$ldflags" -o bin/toolscope ./cmd/toolscope 2>&1) || true
+	if ! grep -qv '^touch ' <<<"$plan"; then
+		return # up to date
+	fi
+	todo=$(grep -cE '/compile( |$)' <<<"$plan") || true
+	if ((todo > 0)); then
+		echo "building toolscope: $todo packages to compile (the first build takes a few minutes)…" >&2
+	else
+		echo "building toolscope…" >&2
+	fi
+	local started=$SECONDS
+	go build -v -ldflags "$ldflags" -o bin/toolscope ./cmd/toolscope 2>&1 | progress "$todo"
+	echo "built toolscope in $((SECONDS - started))s" >&2
+}
+
+# progress turns go build -v's package names into a counter: one line
+# rewritten on a terminal, else a line per package. Anything else, such
+# as a compile error, goes to stderr as it is, on a line of its own.
+progress() {
+	local todo=$1 compiled=0 open=false line
+	while IFS= read -r line; do
+		if [[ $line =~ ^[[:alnum:]._/~+-]+$ ]]; then
+			compiled=$((compiled + 1))
+			if [[ -t 2 ]]; then
+				printf '\r\033[K  [%d/%d] %s' "$compiled" "$todo" "$line" >&2
+				open=true
+				continue
+			fi
+			line=$(printf '  [%d/%d] %s' "$compiled" "$todo" "$line")
+		fi
+		if $open; then echo >&2; fi
+		open=false
+		echo "$line" >&2
+	done
+	if $open; then echo >&2; fi
+}
+
 mkdir -p bin
-go build -o bin/toolscope ./cmd/toolscope
+build
 exec bin/toolscope serve "$@"

@@ -39,7 +39,11 @@ func TestMain(m *testing.M) {
 	}
 	// The binaries these tests start keep their history and caches here,
 	// never in the user's own directories. Set after the build, whose Go
-	// build cache lives under XDG_CACHE_HOME too.
+	// build cache lives under XDG_CACHE_HOME too: start.sh's build keeps
+	// using that cache.
+	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+	}
 	os.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	code := m.Run()
