@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/frontend/terminal"
+	"github.com/toolscope/toolscope/tools"
 )
 
 // chatCommand holds a conversation on stdin. Ctrl-C (interrupts) during a
@@ -19,7 +22,7 @@ func chatCommand(ctx context.Context, interrupts <-chan os.Signal, args []string
 	c := newCommand("chat", "[flags]", stderr).withOutput().withRetrieval()
 	var step bool
 	c.add(groupLoop, "step", "", "pause before each model call, tool call and tool response, and ask what to do (edit, fake, skip)", (*boolValue)(&step))
-	if _, code, ok := c.parse(args, 0); !ok {
+	if _, code, ok := c.parse(args, operands{hint: "type each request at its > prompt"}); !ok {
 		return code
 	}
 	// The engine's MCP servers live as long as the context Start gets:
@@ -27,14 +30,14 @@ func chatCommand(ctx context.Context, interrupts <-chan os.Signal, args []string
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		a           *agent.Agent
-		closeEngine func()
-		code        int
-		ok          bool
+		e    *engine.Engine
+		a    *agent.Agent
+		code int
+		ok   bool
 	)
-	interrupted := whileWatching(interrupts, cancel, func() { a, closeEngine, code, ok = c.startAgent(ctx) })
+	interrupted := whileWatching(interrupts, cancel, func() { e, a, code, ok = c.startAgent(ctx) })
 	if ok {
-		defer closeEngine()
+		defer closeMCP(e)
 	}
 	switch {
 	case interrupted > 0:
@@ -43,6 +46,12 @@ func chatCommand(ctx context.Context, interrupts <-chan os.Signal, args []string
 		return code
 	}
 	render := c.renderer(stdout, stderr)
+	if !c.json {
+		// Said at the start, as a person expects, not at the first request.
+		t := c.terminal(stdout, stderr)
+		t.Describe(e.Backend().Info(), toolNames(e.Tools()))
+		render = t.Render
+	}
 	conv := &agent.Conversation{}
 	lines := readLines(stdin)
 	if step {
@@ -126,4 +135,17 @@ func readLines(r io.Reader) <-chan string {
 		}
 	}()
 	return lines
+}
+
+// terminal is the renderer of the flags for a person at a terminal.
+func (c *command) terminal(stdout, stderr io.Writer) *terminal.Renderer {
+	return &terminal.Renderer{Out: stdout, Log: stderr, ShowThinking: c.showThinking, Verbose: c.verbose}
+}
+
+func toolNames(ts []tools.Tool) []string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name()
+	}
+	return names
 }

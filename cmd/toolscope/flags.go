@@ -181,12 +181,12 @@ func (c *command) withEnv(group, name, kind, usage string, v flag.Value) {
 }
 
 // parse reads the environment, then the arguments as parseArgs does.
-func (c *command) parse(args []string, n int) (positional []string, code int, ok bool) {
+func (c *command) parse(args []string, want operands) (positional []string, code int, ok bool) {
 	if err := c.readEnv(); err != nil {
 		fmt.Fprintf(c.stderr, "toolscope %s: %v\n", c.fs.Name(), err)
 		return nil, exitUsage, false
 	}
-	positional, code, ok = parseArgs(c.fs, args, n, c.stderr)
+	positional, code, ok = parseArgs(c.fs, args, want, c.stderr)
 	if ok && c.settings.Backend == engine.BackendOpenAI && !c.modelSet {
 		// Ollama's default model means nothing to another server: leave
 		// the choice to it, which works when it serves one model.
@@ -196,15 +196,23 @@ func (c *command) parse(args []string, n int) (positional []string, code int, ok
 }
 
 // parseArgs reads flags and positional arguments in any order, as in
-// `toolscope run "request" --json`, and checks that there are n
-// positional arguments. When ok is false the command ends with code;
-// parseArgs has said why.
-func parseArgs(fs *flag.FlagSet, args []string, n int, stderr io.Writer) (positional []string, code int, ok bool) {
+// `toolscope run "request" --json`, and checks them against want. When ok
+// is false the command ends with code; parseArgs has said why, in one
+// line: -h alone prints the usage.
+func parseArgs(fs *flag.FlagSet, args []string, want operands, stderr io.Writer) (positional []string, code int, ok bool) {
+	// The flag package would print its own wording and the whole usage.
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	defer func() { fs.Usage = usage; fs.SetOutput(out) }()
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				usage()
 				return nil, exitOK, false
 			}
+			fmt.Fprintf(stderr, "toolscope %s: %s\n", fs.Name(), flagProblem(fs, err))
 			return nil, exitUsage, false
 		}
 		args = fs.Args()
@@ -214,9 +222,8 @@ func parseArgs(fs *flag.FlagSet, args []string, n int, stderr io.Writer) (positi
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
-	if len(positional) != n {
-		fmt.Fprintf(stderr, "toolscope %s: wrong arguments\n", fs.Name())
-		fs.Usage()
+	if problem := want.check(positional); problem != "" {
+		fmt.Fprintf(stderr, "toolscope %s %s\n", fs.Name(), problem)
 		return nil, exitUsage, false
 	}
 	return positional, exitOK, true
@@ -428,8 +435,11 @@ func (v *topKValue) Set(s string) error {
 func (v *boolValue) String() string { return strconv.FormatBool(bool(*v)) }
 func (v *boolValue) Set(s string) error {
 	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("not true or false")
+	}
 	*v = boolValue(b)
-	return err
+	return nil
 }
 func (v *boolValue) IsBoolFlag() bool { return true }
 
@@ -470,7 +480,7 @@ func (v optionalBool) Set(s string) error {
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		return err
+		return errors.New("not true, false or auto")
 	}
 	*v.value = &b
 	return nil

@@ -139,17 +139,13 @@ func TestRunErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no request", []string{"run"}, exitUsage, `toolscope run: wrong arguments
-Usage: toolscope run [flags] "request"`},
-		{"unknown flag", []string{"run", "--nope", "hi"}, exitUsage, "flag provided but not defined: -nope"},
 		{"unknown command", []string{"fly"}, exitUsage, `unknown command "fly"`},
-		{"chat takes no request", []string{"chat", "hi"}, exitUsage, "toolscope chat: wrong arguments"},
 		{"unknown backend", []string{"run", "--backend", "gpt", "hi"}, exitUsage, `--backend "gpt" is unknown: use ollama, demo, auto or openai`},
 		{"bad mode", []string{"run", "--mode", "fast", "hi"}, exitUsage, `--mode "fast" is unknown`},
 		{"every bad setting at once", []string{"run", "--max-rounds", "99", "--tool-delay", "2m", "hi"}, exitUsage,
 			"toolscope run: --max-rounds 99 must be from 1 to 50\ntoolscope run: --tool-delay 2m0s must be from 0 to 60s\n"},
-		{"unknown dialect", []string{"run", "--dialect", "yaml", "hi"}, exitUsage, `invalid value "yaml" for flag -dialect: it is unknown: use hermes, marker`},
-		{"serve prints no run", []string{"serve", "--json"}, exitUsage, "flag provided but not defined: -json"},
+		{"unknown dialect", []string{"run", "--dialect", "yaml", "hi"}, exitUsage, `toolscope run: --dialect "yaml": it is unknown: use hermes, marker`},
+		{"serve prints no run", []string{"serve", "--json"}, exitUsage, "toolscope serve: unknown flag --json"},
 		{"ollama down", []string{"run", "--backend", "ollama", "--ollama-host", closed, "hi"}, exitError, "'ollama serve', or run with --backend demo"},
 		{"unreadable MCP config", []string{"run", "--mcp-config", "/nonexistent/mcp.json", "hi"}, exitError, "/nonexistent/mcp.json"},
 		{"model not pulled", []string{"run", "--backend", "ollama", "--ollama-host", server.Host(), "--model", "qwen9:1b", "hi"}, exitError, "run 'ollama pull qwen9:1b'"},
@@ -189,6 +185,61 @@ func TestBadValuesAreRefused(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want exit %d and %q alone", r.code, r.stderr, exitUsage, c.want)
 			}
 		})
+	}
+}
+
+// A mistake on the command line gets one line that says what to do, and
+// exit 2: not the flag package's wording, nor the whole usage.
+func TestMistakesGetOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--bakend", "demo", "hi"}, "toolscope run: unknown flag --bakend; did you mean --backend?\n"},
+		{[]string{"chat", "-bakend=demo"}, "toolscope chat: unknown flag --bakend; did you mean --backend?\n"},
+		{[]string{"run", "--show", "hi"}, "toolscope run: unknown flag --show; did you mean --show-thinking?\n"},
+		{[]string{"serve", "--nope"}, "toolscope serve: unknown flag --nope; 'toolscope serve -h' lists the flags\n"},
+		{[]string{"mcp", "--transprt", "http", "calculator"}, "toolscope mcp: unknown flag --transprt; did you mean --transport?\n"},
+		{[]string{"run", "--think=maybe", "hi"}, "toolscope run: --think \"maybe\": not true, false or auto\n"},
+		{[]string{"run", "--json=maybe", "hi"}, "toolscope run: --json \"maybe\": not true or false\n"},
+		{[]string{"run", "hi", "--backend"}, "toolscope run: --backend needs a value\n"},
+		{[]string{"run"}, "toolscope run needs a request, e.g. toolscope run \"What is 15 times 27?\"\n"},
+		{[]string{"run", "What", "is", "2+2?"}, "toolscope run takes a request, not 3 arguments (quote it as one), e.g. toolscope run \"What is 15 times 27?\"\n"},
+		{[]string{"chat", "hi"}, "toolscope chat takes flags only, not \"hi\": type each request at its > prompt\n"},
+		{[]string{"tools", "search"}, "toolscope tools search needs a request, e.g. toolscope tools search \"cancel my meeting\"\n"},
+		{[]string{"replay"}, "toolscope replay needs a recording file, e.g. toolscope replay run.jsonl (GET /api/runs/{id}/export makes one)\n"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := toolscope(t, "", c.args...)
+			if r.code != exitUsage || r.stderr != c.want {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q alone", r.code, r.stderr, exitUsage, c.want)
+			}
+		})
+	}
+}
+
+// The demo model is scripted: a --model beside it would change nothing,
+// and toolscope says so rather than ignore it.
+func TestDemoSaysItIgnoresTheModel(t *testing.T) {
+	r := toolscope(t, "", "run", "--backend", "demo", "--model", "llama3", "--demo-delay", "0", "hi")
+	if r.code != exitOK || !strings.HasPrefix(r.stderr, "toolscope run: --model llama3 is ignored: the demo model is scripted") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if r = toolscope(t, "", "run", "--backend", "demo", "--demo-delay", "0", "hi"); strings.Contains(r.stderr, "ignored") {
+		t.Errorf("a warning without --model:\n%s", r.stderr)
+	}
+}
+
+// chat says which model and tools before its first prompt, as the docs
+// promise, and not again at the first request.
+func TestChatSaysModelAndToolsAtTheStart(t *testing.T) {
+	const header = "model: toolscope-demo, the offline demo model (scripted, not a real LLM)\ntools: send_mail, schedule_meeting, cancel_meeting\n"
+	if r := toolscope(t, "", "chat", "--backend", "demo"); r.code != exitOK || r.stderr != header+"> \n" {
+		t.Fatalf("no input: exit %d, stderr %q; want the model and tools, then the prompt", r.code, r.stderr)
+	}
+	r := toolscope(t, "hi\n", "chat", "--backend", "demo", "--demo-delay", "0")
+	if r.code != exitOK || !strings.HasPrefix(r.stderr, header+"> ") || strings.Count(r.stderr, "tools: ") != 1 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
 
@@ -373,13 +424,13 @@ func TestMCPCommandUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"mcp"}, "Usage: toolscope mcp calculator|converter"},
+		{[]string{"mcp"}, "toolscope mcp needs a server, calculator or converter"},
 		{[]string{"mcp", "abacus"}, `unknown server "abacus"`},
 		{[]string{"mcp", "calculator", "--transport", "pigeon"}, `unknown transport "pigeon"`},
 	} {
 		r := toolscope(t, "", c.args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want usage and %q", c.args, r.code, r.stderr, c.want)
+			t.Errorf("%v: exit %d, stderr %q; want %q", c.args, r.code, r.stderr, c.want)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "Usage: toolscope mcp calculator|converter [--transport stdio|http|sse] [--addr host:port]")
 		fs.PrintDefaults()
 	}
-	positional, code, ok := parseArgs(fs, args, 1, stderr)
+	positional, code, ok := parseArgs(fs, args, operands{"a server", "calculator or converter, e.g. toolscope mcp calculator"}, stderr)
 	if !ok {
 		return code
 	}

@@ -20,7 +20,7 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	speed := 1.0
 	c.add(groupOutput, "speed", "n", "how many times faster than recorded to play; 0 plays without pauses", (*floatValue)(&speed))
 	c.withOutput()
-	positional, code, ok := parseArgs(c.fs, args, 1, stderr)
+	positional, code, ok := parseArgs(c.fs, args, operands{"a recording file", "e.g. toolscope replay run.jsonl (GET /api/runs/{id}/export makes one)"}, stderr)
 	if !ok {
 		return code
 	}

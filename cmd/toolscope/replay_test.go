@@ -100,7 +100,7 @@ func TestReplayExitCodes(t *testing.T) {
 		code int
 		says string
 	}{
-		{"no file", []string{"replay"}, exitUsage, "wrong arguments"},
+		{"no file", []string{"replay"}, exitUsage, "toolscope replay needs a recording file"},
 		{"missing file", []string{"replay", filepath.Join(dir, "nothing.jsonl")}, exitUsage, "no such file"},
 		{"bad speed", []string{"replay", "--speed", "-1", write("ok.jsonl", header)}, exitUsage, "--speed -1 must be 0 or more"},
 		{"foreign file", []string{"replay", write("events.jsonl", `{"seq":1,"type":"run_started"}`+"\n")}, exitUsage, `the first line has no "toolscope" field`},

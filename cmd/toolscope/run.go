@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/toolscope/toolscope/agent"
-	"github.com/toolscope/toolscope/frontend/terminal"
+	"github.com/toolscope/toolscope/engine"
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("run", `[flags] "request"`, stderr).withOutput().withRetrieval()
-	positional, code, ok := c.parse(args, 1)
+	positional, code, ok := c.parse(args, operands{"a request", `e.g. toolscope run "What is 15 times 27?"`})
 	if !ok {
 		return code
 	}
@@ -21,20 +21,21 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "toolscope run: the request is empty")
 		return exitUsage
 	}
-	a, closeEngine, code, ok := c.startAgent(ctx)
+	e, a, code, ok := c.startAgent(ctx)
 	if !ok {
 		return code
 	}
-	defer closeEngine()
+	defer closeMCP(e)
 	res := a.Run(ctx, &agent.Conversation{}, positional[0], c.renderer(stdout, stderr))
 	return exitCode(res)
 }
 
 // startAgent starts the engine and builds the agent of the flags'
 // settings. When ok is false the command ends with code; startAgent has
-// said why. Otherwise the caller calls closeEngine when done.
-func (c *command) startAgent(ctx context.Context) (a *agent.Agent, closeEngine func(), code int, ok bool) {
-	e, code, ok := c.start(ctx)
+// said why. Otherwise the caller closes the engine (closeMCP) when done.
+func (c *command) startAgent(ctx context.Context) (e *engine.Engine, a *agent.Agent, code int, ok bool) {
+	c.warnUnused()
+	e, code, ok = c.start(ctx)
 	if !ok {
 		return nil, nil, code, false
 	}
@@ -43,7 +44,7 @@ func (c *command) startAgent(ctx context.Context) (a *agent.Agent, closeEngine f
 		closeMCP(e)
 		return nil, nil, c.report(err), false
 	}
-	return a, func() { closeMCP(e) }, exitOK, true
+	return e, a, exitOK, true
 }
 
 // renderer returns what prints a run's events: JSON lines, or lines for
@@ -54,8 +55,7 @@ func (c *command) renderer(stdout, stderr io.Writer) func(agent.Event) {
 		enc.SetEscapeHTML(false)
 		return func(e agent.Event) { _ = enc.Encode(e) }
 	}
-	r := &terminal.Renderer{Out: stdout, Log: stderr, ShowThinking: c.showThinking, Verbose: c.verbose}
-	return r.Render
+	return c.terminal(stdout, stderr).Render
 }
 
 func exitCode(res agent.Result) int {

@@ -22,7 +22,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	c.withEnv(groupServer, "max-live-runs", "n", "runs in progress at once; more are refused (HTTP 429) until one ends", (*intValue)(&maxLive))
 	var apiStubs bool
 	c.add(groupServer, "api-stubs", "", "offer the stub tools (send_mail, …) to /v1/chat/completions requests without tools; MCP tools are offered either way", (*boolValue)(&apiStubs))
-	if _, code, ok := c.parse(args, 0); !ok {
+	if _, code, ok := c.parse(args, operands{}); !ok {
 		return code
 	}
 	if maxLive < 1 {

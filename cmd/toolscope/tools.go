@@ -41,7 +41,7 @@ func toolsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 func toolsList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("tools list", "[flags]", stderr)
-	if _, code, ok := c.parse(args, 0); !ok {
+	if _, code, ok := c.parse(args, operands{}); !ok {
 		return code
 	}
 	e, code, ok := c.toolsEngine(ctx)
@@ -63,7 +63,7 @@ func toolsSearch(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	k := 5
 	c.add(groupTools, "k", "n", "how many tools to offer; 0 ranks them all", (*intValue)(&k))
 	c.withRanking("--k")
-	positional, code, ok := c.parse(args, 1)
+	positional, code, ok := c.parse(args, operands{"a request", `e.g. toolscope tools search "cancel my meeting"`})
 	if !ok {
 		return code
 	}

@@ -86,15 +86,22 @@ func (r *Renderer) Render(e agent.Event) {
 }
 
 func (r *Renderer) runStarted(run *agent.RunInfo) {
-	r.demo = run.Demo
+	r.Describe(run.Info, run.Tools)
+}
+
+// Describe says which model runs and which tools it is offered, as each
+// run starts, unless the last said the same: a chat says them before its
+// first request, and its runs then only when they change.
+func (r *Renderer) Describe(model llm.Info, tools []string) {
+	r.demo = model.Demo
 	var header string
 	switch {
-	case run.Demo:
-		header = fmt.Sprintf("model: %s, the offline demo model (scripted, not a real LLM)\n", run.Model)
+	case model.Demo:
+		header = fmt.Sprintf("model: %s, the offline demo model (scripted, not a real LLM)\n", model.Model)
 	case r.Verbose:
-		header = fmt.Sprintf("model: %s on %s, %s mode\n", run.Model, run.Backend, run.Mode)
+		header = fmt.Sprintf("model: %s on %s, %s mode\n", model.Model, model.Backend, model.Mode)
 	}
-	header += fmt.Sprintf("tools: %s\n", strings.Join(run.Tools, ", "))
+	header += fmt.Sprintf("tools: %s\n", strings.Join(tools, ", "))
 	if header != r.header {
 		fmt.Fprint(r.Log, header)
 		r.header = header
