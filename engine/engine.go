@@ -282,7 +282,7 @@ func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 		registry, _ = e.registry(s.ToolDelay)
 		// Only the engine's whole tool set is indexed; an API client
 		// choosing tools has chosen already.
-		sel = selector{x: e.index, k: s.ToolsTopK, retriever: s.Retriever}
+		sel = e.selectorFor(s)
 	}
 	return agent.New(agent.Config{
 		Backend:     backend,

@@ -75,13 +75,13 @@ func (e *Engine) refreshIndex() {
 	x.index.Replace(ts)
 }
 
-// Rank ranks every tool the engine offers for query with the engine's
-// Retriever and returns the best k, all of them when k is 0: what a run
-// with ToolsTopK k would be offered, for tuning descriptions without a
-// model. Like a run's, the ranking falls back to lexical, saying why in
-// the Selection, when the embedder fails.
-func (e *Engine) Rank(ctx context.Context, query string, k int) retrieve.Selection {
-	return e.index.index.Select(ctx, e.settings.Retriever, query, k, nil)
+// Offer is what a run of the engine's own settings would be offered for
+// query, as its first request, by the very selector the run uses: for
+// tuning descriptions without a model. nil means every tool, as when
+// ToolsTopK is 0 (see selector.Select). Like a run's, the ranking falls
+// back to lexical, saying why in the Selection, when the embedder fails.
+func (e *Engine) Offer(ctx context.Context, query string) *agent.Selection {
+	return e.selectorFor(e.settings).Select(ctx, query, nil)
 }
 
 // selector is the agent.Selector of one run's settings.
@@ -89,6 +89,10 @@ type selector struct {
 	x         *toolIndex
 	k         int
 	retriever retrieve.Retriever
+}
+
+func (e *Engine) selectorFor(s Settings) selector {
+	return selector{x: e.index, k: s.ToolsTopK, retriever: s.Retriever}
 }
 
 // Select offers the k best tools for query, plus keep; nil, offering every

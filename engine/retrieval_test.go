@@ -3,6 +3,7 @@ package engine_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -114,25 +115,32 @@ func TestEmbedderFallbackIsReported(t *testing.T) {
 	}
 }
 
-// TestRank: Rank ranks the engine's own tools with its retriever, k of
-// them or, at 0, every one that matches, and falls back to lexical as a run does.
-func TestRank(t *testing.T) {
-	e, _ := start(t, engine.Settings{Backend: engine.BackendDemo})
-	all := len(e.Tools())
-	sel := e.Rank(t.Context(), "cancel my meeting", 1)
-	if sel.Retriever != retrieve.Lexical || len(sel.Tools) != 1 || sel.Tools[0].Name != "cancel_meeting" || sel.LeftOut != all-1 {
-		t.Fatalf("k=1: %+v", sel)
+// TestOffer: Offer is what a run of the engine's settings is offered,
+// with the run's own rules: every tool under ToolsTopK auto with a few
+// connected, or at 0; k of them ranked by the retriever otherwise, falling
+// back to lexical as a run does.
+func TestOffer(t *testing.T) {
+	const request = "cancel my meeting"
+	for _, k := range []int{engine.ToolsTopKAuto, 0, 1} {
+		s := engine.Settings{Backend: engine.BackendDemo, ToolsTopK: k}
+		e, _ := start(t, s)
+		if got, run := e.Offer(t.Context(), request), selected(t, e, s, request); !reflect.DeepEqual(got, run) {
+			t.Errorf("--tools-top-k %d: Offer = %+v, a run's = %+v", k, got, run)
+		}
 	}
-	// Lexical ranking leaves out the tools that share no word with the
-	// request, as send_mail here; k of 0 offers every other one.
-	if sel := e.Rank(t.Context(), "cancel my meeting", 0); len(sel.Tools) != all-1 || sel.LeftOut != 1 || sel.Tools[0].Name != "cancel_meeting" {
-		t.Fatalf("k=0 must rank every matching tool: %+v", sel)
+	e, _ := start(t, engine.Settings{Backend: engine.BackendDemo})
+	if sel := e.Offer(t.Context(), request); sel != nil {
+		t.Errorf("auto with %d tools offers them all, not %+v", len(e.Tools()), sel)
+	}
+	e, _ = start(t, engine.Settings{Backend: engine.BackendDemo, ToolsTopK: 1})
+	if sel := e.Offer(t.Context(), request); sel == nil || len(sel.Tools) != 1 || sel.Tools[0].Name != "cancel_meeting" || sel.LeftOut != len(e.Tools())-1 {
+		t.Fatalf("k=1: %+v", sel)
 	}
 
 	ollama := retrievetest.NewOllamaEmbed(t) // serves no model
-	e, _ = start(t, engine.Settings{Backend: engine.BackendDemo, OllamaHost: ollama.URL, Retriever: retrieve.Hybrid, EmbedModel: "nomic-embed-text"})
-	sel = e.Rank(t.Context(), "Send an email to ann@example.com", 2)
-	if sel.Retriever != retrieve.Lexical || sel.Fallback == nil || sel.Fallback.Do != "run 'ollama pull nomic-embed-text'" || sel.Names()[0] != "send_mail" {
+	e, _ = start(t, engine.Settings{Backend: engine.BackendDemo, ToolsTopK: 2, OllamaHost: ollama.URL, Retriever: retrieve.Hybrid, EmbedModel: "nomic-embed-text"})
+	sel := e.Offer(t.Context(), "Send an email to ann@example.com")
+	if sel == nil || sel.Retriever != retrieve.Lexical || sel.Fallback == nil || sel.Fallback.Do != "run 'ollama pull nomic-embed-text'" || sel.Names()[0] != "send_mail" {
 		t.Fatalf("fallback: %+v", sel)
 	}
 }

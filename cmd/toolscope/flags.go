@@ -72,7 +72,7 @@ func newCommand(name, synopsis string, stderr io.Writer) *command {
 	s := &c.settings
 	c.withEnv(groupModel, "backend", "name", "model backend: ollama; openai (vLLM, llama-server, LM Studio or any OpenAI-compatible server at --openai-base-url); demo (offline, scripted); or auto (Ollama when it answers and has the model, else demo)", text[string]{&s.Backend})
 	c.withEnv(groupModel, "model", "name", "the model: Ollama's name, or the id an OpenAI-compatible server serves (unset there: its only model)", setText{text[string]{&s.Model}, &c.modelSet})
-	c.withEnv(groupModel, "ollama-host", "address", "Ollama address; unset, $OLLAMA_HOST, else 127.0.0.1:11434", text[string]{&s.OllamaHost})
+	c.withOllamaHost(groupModel)
 	c.withEnv(groupModel, "openai-base-url", "URL", "the OpenAI-compatible server's API root, such as http://127.0.0.1:8000/v1 (vLLM); unset, $OPENAI_BASE_URL", text[string]{&s.OpenAIBaseURL})
 	c.withEnv(groupModel, "openai-api-key", "key", "the OpenAI-compatible server's API key, if it was started with one; unset, $OPENAI_API_KEY", text[string]{&s.OpenAIAPIKey})
 	c.withEnv(groupModel, "template", "name|file", "the chat template of --backend openai's raw mode: "+strings.Join(openai.Templates(), ", ")+", or a file in Ollama's Go-template format; unset, guessed from the model's name", text[string]{&s.Template})
@@ -81,9 +81,7 @@ func newCommand(name, synopsis string, stderr io.Writer) *command {
 	c.withEnv(groupLoop, "dialect", "name", "how the model is told to write tool calls: "+strings.Join(streamparser.DialectNames(), ", "), (*dialectValue)(&s.Dialect))
 	c.withEnv(groupLoop, "think", "", "ask for reasoning: true or false; auto lets the model decide (on where it can think)", optionalBool{&s.Think})
 	c.withEnv(groupLoop, "max-rounds", "n", fmt.Sprintf("most model replies in one run, %d to %d", engine.MinMaxRounds, engine.MaxMaxRounds), (*intValue)(&s.MaxRounds))
-	c.add(groupTools, "mcp", "command|URL", "an MCP server: a command to start over stdio, or a streamable HTTP URL (repeatable)", mcpValue{&s.MCP, ""})
-	c.add(groupTools, "mcp-sse", "URL", "an MCP server's URL on the older HTTP+SSE transport (repeatable)", mcpValue{&s.MCP, mcp.TransportSSE})
-	c.withEnv(groupTools, "mcp-config", "file", "a JSON file of MCP servers in the mcpServers format of Claude Desktop", text[string]{&s.MCPConfig})
+	c.withToolSources()
 	c.withEnv(groupTools, "tool-delay", "duration", "how long the built-in stub tools take, at most 1m", (*durationValue)(&s.ToolDelay))
 	c.withEnv(groupTools, "tool-timeout", "duration", "longest a tool call may take, MCP ones included; then it fails, and is cancelled on an MCP server too", (*durationValue)(&s.ToolTimeout))
 	// Kept so that scripts written for it still run; unlisted, since one
@@ -92,6 +90,31 @@ func newCommand(name, synopsis string, stderr io.Writer) *command {
 	// The OpenAI SDK's own variables, read after the flags are defined so
 	// that -h shows no key; $TOOLSCOPE_* and the command line win.
 	s.OpenAIBaseURL, s.OpenAIAPIKey = os.Getenv("OPENAI_BASE_URL"), os.Getenv("OPENAI_API_KEY")
+	return c
+}
+
+// newToolsCommand is a tools subcommand's: the sources of tools and the
+// run settings' defaults, without the flags of a model or of the loop,
+// since it runs neither.
+func newToolsCommand(name, synopsis string, stderr io.Writer) *command {
+	c := newBareCommand(name, synopsis, stderr)
+	c.settings = engine.Defaults()
+	return c.withToolSources()
+}
+
+// withOllamaHost adds where Ollama is, in group: the model's, and the
+// embedder's of tool retrieval.
+func (c *command) withOllamaHost(group string) *command {
+	c.withEnv(group, "ollama-host", "address", "Ollama address; unset, $OLLAMA_HOST, else 127.0.0.1:11434", text[string]{&c.settings.OllamaHost})
+	return c
+}
+
+// withToolSources adds the flags that connect MCP servers' tools.
+func (c *command) withToolSources() *command {
+	s := &c.settings
+	c.add(groupTools, "mcp", "command|URL", "an MCP server: a command to start over stdio, or a streamable HTTP URL (repeatable)", mcpValue{&s.MCP, ""})
+	c.add(groupTools, "mcp-sse", "URL", "an MCP server's URL on the older HTTP+SSE transport (repeatable)", mcpValue{&s.MCP, mcp.TransportSSE})
+	c.withEnv(groupTools, "mcp-config", "file", "a JSON file of MCP servers in the mcpServers format of Claude Desktop", text[string]{&s.MCPConfig})
 	return c
 }
 
@@ -121,16 +144,9 @@ func (c *command) withOutput() *command {
 // withRetrieval adds the flags of tool retrieval, for the commands that
 // run the loop.
 func (c *command) withRetrieval() *command {
-	c.withEnv(groupTools, "tools-top-k", "n|auto", fmt.Sprintf("how many tools each run offers, chosen for the request by --retriever: 0 offers every tool; auto offers %d once more than %d tools are connected", engine.AutoTopK, engine.AutoRetrievalAbove), (*topKValue)(&c.settings.ToolsTopK))
-	return c.withRanking("--tools-top-k")
-}
-
-// withRanking adds --retriever and --embed-model, which say how tools are
-// ranked for a request; by names, for -h, the flag that says how many of
-// the ranked tools are offered.
-func (c *command) withRanking(by string) *command {
 	s := &c.settings
-	c.withEnv(groupTools, "retriever", "name", "how "+by+" ranks the tools: lexical (BM25, offline), embedding (Ollama's /api/embed) or hybrid (both, fused); without the embedding model it falls back to lexical and says why", text[retrieve.Retriever]{&s.Retriever})
+	c.withEnv(groupTools, "tools-top-k", "n|auto", fmt.Sprintf("how many tools each run offers, chosen for the request by --retriever: 0 offers every tool; auto offers %d once more than %d tools are connected", engine.AutoTopK, engine.AutoRetrievalAbove), (*topKValue)(&s.ToolsTopK))
+	c.withEnv(groupTools, "retriever", "name", "how --tools-top-k ranks the tools: lexical (BM25, offline), embedding (Ollama's /api/embed) or hybrid (both, fused); without the embedding model it falls back to lexical and says why", text[retrieve.Retriever]{&s.Retriever})
 	c.withEnv(groupTools, "embed-model", "name", "the Ollama model that embeds for --retriever embedding and hybrid", text[string]{&s.EmbedModel})
 	return c
 }

@@ -15,7 +15,7 @@ import (
 
 const toolsUsage = `Usage:
   toolscope tools list [flags]              every tool, with where it comes from
-  toolscope tools search [flags] "request"  the tools a request would be offered, ranked, with scores
+  toolscope tools search [flags] "request"  the tools a run would offer for the request: ranked, with scores, when --tools-top-k chooses
 `
 
 // toolsCommand lists the tools the flags connect, or ranks them for a
@@ -40,7 +40,7 @@ func toolsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func toolsList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("tools list", "[flags]", stderr)
+	c := newToolsCommand("tools list", "[flags]", stderr)
 	if _, code, ok := c.parse(args, operands{}); !ok {
 		return code
 	}
@@ -49,20 +49,18 @@ func toolsList(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return code
 	}
 	defer closeMCP(e)
-	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOOL\tSOURCE\tDESCRIPTION")
-	for _, t := range e.Tools() {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", t.Name(), tools.SourceOf(t), firstLine(t.Description()))
-	}
-	w.Flush()
+	printTools(stdout, e.Tools())
 	return exitOK
 }
 
+// toolsSearch shows what a run with the same tool flags would be offered
+// for a request, asking the engine as a run does: the same defaults, the
+// same auto rule.
 func toolsSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("tools search", `[flags] "request"`, stderr)
-	k := 5
-	c.add(groupTools, "k", "n", "how many tools to offer; 0 ranks them all", (*intValue)(&k))
-	c.withRanking("--k")
+	c := newToolsCommand("tools search", `[flags] "request"`, stderr).withOllamaHost(groupTools).withRetrieval()
+	// Kept so that scripts written for it still run; unlisted, since a
+	// search now takes a run's own flag.
+	c.fs.Var((*topKValue)(&c.settings.ToolsTopK), "k", "the old name of --tools-top-k")
 	positional, code, ok := c.parse(args, operands{"a request", `e.g. toolscope tools search "cancel my meeting"`})
 	if !ok {
 		return code
@@ -72,12 +70,25 @@ func toolsSearch(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return code
 	}
 	defer closeMCP(e)
-	sel := e.Rank(ctx, positional[0], k)
+	sel := e.Offer(ctx, positional[0])
+	if sel == nil {
+		printTools(stdout, e.Tools())
+		fmt.Fprintf(stdout, "every tool offered: %s.\n", whyEveryTool(c.settings.ToolsTopK, len(e.Tools())))
+		return exitOK
+	}
 	if f := sel.Fallback; f != nil {
 		fmt.Fprintf(stderr, "toolscope: %s retrieval is not available, so the tools are ranked lexically: %v\n", sel.Asked, f)
 	}
-	printSelection(stdout, sel)
+	printSelection(stdout, sel.Selection)
 	return exitOK
+}
+
+// whyEveryTool says why a run offers every tool, with k as --tools-top-k.
+func whyEveryTool(k, connected int) string {
+	if k == 0 {
+		return "--tools-top-k 0 offers them all"
+	}
+	return fmt.Sprintf("%d are connected, and --tools-top-k auto chooses only when more than %d are", connected, engine.AutoRetrievalAbove)
 }
 
 // toolsEngine starts the engine of the flags, for its tools. The tools
@@ -86,6 +97,15 @@ func toolsSearch(ctx context.Context, args []string, stdout, stderr io.Writer) i
 func (c *command) toolsEngine(ctx context.Context) (e *engine.Engine, code int, ok bool) {
 	c.settings.Backend, c.settings.Mode = engine.BackendDemo, llm.ModeRaw
 	return c.start(ctx)
+}
+
+func printTools(w io.Writer, ts []tools.Tool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tSOURCE\tDESCRIPTION")
+	for _, t := range ts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name(), tools.SourceOf(t), firstLine(t.Description()))
+	}
+	tw.Flush()
 }
 
 func printSelection(w io.Writer, sel retrieve.Selection) {
