@@ -450,9 +450,14 @@ func TestChatStopsOnCtrlCAtThePrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	prompt := make([]byte, 2)
-	if _, err := io.ReadFull(stderr, prompt); err != nil || string(prompt) != "> " {
-		t.Fatalf("no prompt: %q, %v", prompt, err)
+	// The model and tools lines come first, then the prompt.
+	var said []byte
+	for !bytes.HasSuffix(said, []byte("\n> ")) {
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(stderr, b); err != nil {
+			t.Fatalf("no prompt after %q: %v", said, err)
+		}
+		said = append(said, b[0])
 	}
 	cmd.Process.Signal(os.Interrupt)
 	go io.Copy(io.Discard, stderr)
