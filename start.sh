@@ -52,19 +52,32 @@ stamp() {
 build() {
 	local ldflags plan todo
 	ldflags=$(stamp)
-	plan=$(go build -n -ldflags "$ldflags" -o bin/toolscope ./cmd/toolscope 2>&1) || true
+	plan=$(go build -n -ldflags "$ldflags" -o bin/toolscope ./cmd/toolscope 2>&1 | showDownloads) || true
 	if ! grep -qv '^touch ' <<<"$plan"; then
 		return # up to date
 	fi
+	# An upper bound: a package whose dependencies changed only inside
+	# may turn out to need no compiling.
 	todo=$(grep -cE '/compile( |$)' <<<"$plan") || true
-	if ((todo > 0)); then
+	if ((todo > 50)); then
 		echo "building toolscope: $todo packages to compile (the first build takes a few minutes)…" >&2
+	elif ((todo > 0)); then
+		echo "building toolscope: up to $todo packages to compile…" >&2
 	else
 		echo "building toolscope…" >&2
 	fi
 	local started=$SECONDS
 	go build -v -ldflags "$ldflags" -o bin/toolscope ./cmd/toolscope 2>&1 | progress "$todo"
 	echo "built toolscope in $((SECONDS - started))s" >&2
+}
+
+# showDownloads passes go build -n's plan on, but shows its "go: downloading
+# …" lines: a fresh clone fetches the modules before any plan is made.
+showDownloads() {
+	local line
+	while IFS= read -r line; do
+		if [[ $line == "go: downloading "* ]]; then echo "$line" >&2; else echo "$line"; fi
+	done
 }
 
 # progress turns go build -v's package names into a counter: one line
