@@ -45,9 +45,12 @@ func chatCommand(ctx context.Context, interrupts <-chan os.Signal, args []string
 	case !ok:
 		return code
 	}
-	render := c.renderer(stdout, stderr)
-	if !c.json {
-		// Said at the start, as a person expects, not at the first request.
+	var render func(agent.Event)
+	if c.json {
+		render = c.renderer(stdout, stderr)
+	} else {
+		// The model and tools at the start, as a person expects, rather
+		// than at the first request.
 		t := c.terminal(stdout, stderr)
 		t.Describe(e.Backend().Info(), toolNames(e.Tools()))
 		render = t.Render
