@@ -178,6 +178,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err := checkMagic(path); err != nil {
 		return nil, err
 	}
+	if err := createPrivate(path); err != nil {
+		return nil, &Error{Path: path, Problem: Failed, Err: err}
+	}
 	// One connection, which holds the database exclusively: a second
 	// toolscope fails at once (busy_timeout 0) instead of interleaving
 	// its runs or waiting. The write-ahead log, which changes the file,
@@ -198,6 +201,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		return nil, classify(path, err)
 	}
+	keepPrivate(path)
 	st, err := prepare(db)
 	if err != nil {
 		db.Close()
@@ -230,6 +234,36 @@ func checkMagic(path string) error {
 		return &Error{Path: path, Problem: Corrupt, Err: errors.New("the file does not start as an SQLite database does")}
 	}
 	return nil
+}
+
+// createPrivate creates the database file, if there is none, readable by
+// its owner alone: it holds every prompt and tool result, and SQLite
+// would create it readable by all that the umask allows. SQLite gives
+// the write-ahead log it creates the database's mode.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// keepPrivate takes from the database's files, once the database is known
+// to be toolscope's, what an older toolscope let others read. A file
+// system without modes refuses; the history works all the same.
+func keepPrivate(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		fi, err := os.Stat(path + suffix)
+		if err != nil || fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(path+suffix, fi.Mode().Perm()&^0o077); err != nil {
+			slog.Warn("the history database could not be made private to its owner", "file", path+suffix, "error", err)
+		}
+	}
 }
 
 // Path is the database file.
