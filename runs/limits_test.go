@@ -81,10 +81,10 @@ func TestKeptRunsAreBoundedInBytes(t *testing.T) {
 	if h.keptBytes > 250<<10 {
 		t.Errorf("%d bytes kept, more than the limit", h.keptBytes)
 	}
-	if _, ok := h.Get(kept[4].ID); !ok {
+	if _, err := h.Get(kept[4].ID); err != nil {
 		t.Error("the newest run was dropped")
 	}
-	if _, ok := h.Get(kept[0].ID); ok {
+	if _, err := h.Get(kept[0].ID); err == nil {
 		t.Error("the oldest run was kept past the byte limit")
 	}
 }

@@ -31,6 +31,9 @@ var (
 	ErrUnknownConversation = errors.New("no such conversation: it may have expired; start a new one")
 	ErrBusy                = errors.New("the conversation has a run in progress: wait for it or cancel it")
 	ErrClosed              = errors.New("the server is shutting down")
+	// ErrNoRun is Get's error for a run neither the Hub nor its Archive
+	// holds, and an Archive's Load's for one it does not hold.
+	ErrNoRun = errors.New("no such run")
 	// ErrTooManyRuns: Limits.MaxLive runs are in progress. Start returns
 	// it as a *TooManyRunsError, which says how many of them are paused.
 	ErrTooManyRuns = errors.New("too many runs are in progress: wait for one to finish and try again")
@@ -255,17 +258,21 @@ func (h *Hub) retire(r *Run) {
 }
 
 // Get returns a kept run, or one the Hub's Archive kept after the Hub
-// dropped it.
-func (h *Hub) Get(id string) (*Run, bool) {
+// dropped it. Its error is ErrNoRun when neither holds the run, else the
+// Archive's: one it cannot read, being damaged, is not one that never
+// existed.
+func (h *Hub) Get(id string) (*Run, error) {
 	h.mu.Lock()
 	r, ok := h.runs[id]
 	archive := h.archive
 	h.mu.Unlock()
-	if ok || archive == nil {
-		return r, ok
+	switch {
+	case ok:
+		return r, nil
+	case archive == nil:
+		return nil, ErrNoRun
 	}
-	r, err := archive.Load(id)
-	return r, err == nil
+	return archive.Load(id)
 }
 
 // Latest returns the newest run kept in memory, the one a viewer follows;
@@ -577,7 +584,8 @@ type Recorder interface {
 // keeps.
 type Archive interface {
 	Recorder
-	// Load returns a finished run as recorded.
+	// Load returns a finished run as recorded; ErrNoRun when it holds
+	// none by that ID.
 	Load(id string) (*Run, error)
 	// Find lists the recorded runs whose text, model, tools or outcome
 	// contain query (all for ""), newest first, at most limit of them

@@ -214,10 +214,16 @@ func (s *Server) checkModel(c *fiber.Ctx, settings engine.Settings) error {
 	return err // errorHandler lists the models served
 }
 
+// lookupRun finds the run the path names. One the history holds but
+// cannot read is a server's problem (500), not one that never existed.
 func (s *Server) lookupRun(c *fiber.Ctx) (*runs.Run, error) {
-	run, ok := s.cfg.Hub.Get(c.Params("id"))
-	if !ok {
-		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no run %q: it never existed or has expired", c.Params("id")))
+	id := c.Params("id")
+	run, err := s.cfg.Hub.Get(id)
+	switch {
+	case errors.Is(err, runs.ErrNoRun):
+		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no run %q: it never existed or has expired", id))
+	case err != nil:
+		return nil, fiber.NewError(fiber.StatusInternalServerError, fmt.Sprintf("run %q cannot be read from the history: %v", id, err))
 	}
 	return run, nil
 }
