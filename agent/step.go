@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/streamparser"
@@ -41,6 +42,9 @@ type Pause struct {
 	Input    *llm.Input `json:"input,omitempty"`
 	Call     *Call      `json:"call,omitempty"`
 	Response string     `json:"response,omitempty"`
+	// Until is when the run stops waiting and is stopped, when whoever
+	// keeps it (a server's runs.Hub) gives a pause a time limit.
+	Until time.Time `json:"until,omitzero"`
 }
 
 // Edit is what a Stepper changes at a pause; the zero Edit changes

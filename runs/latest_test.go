@@ -22,7 +22,7 @@ func TestLatestIsTheNewestRunStarted(t *testing.T) {
 	}
 	g.Release()
 	all(held) // keeping one run, the hub evicts the first to finish
-	if _, ok := h.Get(quick.ID); ok {
+	if _, err := h.Get(quick.ID); err == nil {
 		t.Fatalf("run %s was not evicted", quick.ID)
 	}
 	if r, ok := h.Latest(); !ok || r != held {

@@ -1,6 +1,12 @@
 package runs
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolscope/toolscope/agent"
+)
 
 // Defaults of Limits fields left zero.
 const (
@@ -8,6 +14,7 @@ const (
 	DefaultMaxRunEvents = 20_000
 	DefaultMaxRunBytes  = 8 << 20
 	DefaultKeepBytes    = 64 << 20
+	DefaultPauseTimeout = 30 * time.Minute
 )
 
 // Limits bound what a Hub holds, so that no request, however large, and
@@ -25,6 +32,11 @@ type Limits struct {
 	// KeepBytes bounds the finished runs kept, besides their number: the
 	// oldest are dropped first, the newest always kept.
 	KeepBytes int
+	// PauseTimeout is how long a run in step mode waits at a pause: then
+	// it is stopped, its last events an Error event saying so, a
+	// *PauseTimeoutError, and run_finished. A pause forgotten in a tab
+	// would otherwise hold its place among MaxLive for ever.
+	PauseTimeout time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -39,6 +51,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.KeepBytes <= 0 {
 		l.KeepBytes = DefaultKeepBytes
+	}
+	if l.PauseTimeout <= 0 {
+		l.PauseTimeout = DefaultPauseTimeout
 	}
 	return l
 }
@@ -64,4 +79,29 @@ func (l Limits) exceeded(events, bytes int) *LimitError {
 		return &LimitError{Events: events, Bytes: bytes, Limit: "events", Max: l.MaxRunEvents}
 	}
 	return &LimitError{Events: events, Bytes: bytes, Limit: "bytes", Max: l.MaxRunBytes}
+}
+
+// PauseTimeoutError is why a run in step mode was stopped: nobody
+// continued it within Limits.PauseTimeout of its pause.
+type PauseTimeoutError struct {
+	Timeout time.Duration
+	At      agent.Point // where the run waited
+	Round   int
+}
+
+func (e *PauseTimeoutError) Error() string {
+	return fmt.Sprintf("the run was stopped: nobody continued it within %s of its pause in round %d (the server's pause timeout)", ShortDuration(e.Timeout), e.Round)
+}
+
+// ShortDuration writes d as people do, for messages that name a limit:
+// "30m" where Duration.String says "30m0s".
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if d >= time.Minute && d%time.Minute == 0 {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if d >= time.Hour && d%time.Hour == 0 {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/tools"
@@ -81,10 +82,10 @@ func TestKeptRunsAreBoundedInBytes(t *testing.T) {
 	if h.keptBytes > 250<<10 {
 		t.Errorf("%d bytes kept, more than the limit", h.keptBytes)
 	}
-	if _, ok := h.Get(kept[4].ID); !ok {
+	if _, err := h.Get(kept[4].ID); err != nil {
 		t.Error("the newest run was dropped")
 	}
-	if _, ok := h.Get(kept[0].ID); ok {
+	if _, err := h.Get(kept[0].ID); err == nil {
 		t.Error("the oldest run was kept past the byte limit")
 	}
 }
@@ -123,4 +124,15 @@ func TestOnIdleWhenTheLastRunEnds(t *testing.T) {
 	}
 	g2.Release()
 	<-idle // the test times out if it never comes
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		30 * time.Minute: "30m", 2 * time.Hour: "2h", 90 * time.Minute: "1h30m",
+		90 * time.Second: "1m30s", 20 * time.Second: "20s", 20 * time.Millisecond: "20ms",
+	} {
+		if got := ShortDuration(d); got != want {
+			t.Errorf("ShortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
 }

@@ -31,6 +31,9 @@ var (
 	ErrUnknownConversation = errors.New("no such conversation: it may have expired; start a new one")
 	ErrBusy                = errors.New("the conversation has a run in progress: wait for it or cancel it")
 	ErrClosed              = errors.New("the server is shutting down")
+	// ErrNoRun is Get's error for a run neither the Hub nor its Archive
+	// holds, and an Archive's Load's for one it does not hold.
+	ErrNoRun = errors.New("no such run")
 	// ErrTooManyRuns: Limits.MaxLive runs are in progress. Start returns
 	// it as a *TooManyRunsError, which says how many of them are paused.
 	ErrTooManyRuns = errors.New("too many runs are in progress: wait for one to finish and try again")
@@ -38,18 +41,21 @@ var (
 
 // TooManyRunsError is Start's error when Limits.MaxLive runs are in
 // progress; errors.Is(err, ErrTooManyRuns) holds for it. A run paused in
-// step mode keeps its place, however long it waits, and only Continue
-// or Cancel frees it: Paused says how many of the runs are waiting so.
+// step mode keeps its place until Continue or Cancel, or until its pause
+// times out (Limits.PauseTimeout): Paused says how many of the runs are
+// waiting so.
 type TooManyRunsError struct {
 	Live   int // the runs in progress: the most allowed
 	Paused int // of them, those paused in step mode
+	// PauseTimeout is how long a pause waits at most.
+	PauseTimeout time.Duration
 }
 
 func (e *TooManyRunsError) Error() string {
 	if e.Paused == 0 {
 		return ErrTooManyRuns.Error()
 	}
-	return fmt.Sprintf("too many runs are in progress (%d): %d of them are paused in step mode, and wait until they are continued or cancelled", e.Live, e.Paused)
+	return fmt.Sprintf("too many runs are in progress (%d): %d of them are paused in step mode, and wait until they are continued or cancelled, %s at most", e.Live, e.Paused, ShortDuration(e.PauseTimeout))
 }
 
 // Is reports whether target is ErrTooManyRuns.
@@ -145,7 +151,7 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 		return nil, ErrClosed
 	}
 	if h.live >= h.limits.MaxLive {
-		return nil, &TooManyRunsError{Live: h.live, Paused: h.paused()}
+		return nil, &TooManyRunsError{Live: h.live, Paused: h.paused(), PauseTimeout: h.limits.PauseTimeout}
 	}
 	convID := spec.ConversationID
 	conv := h.convs[convID]
@@ -255,17 +261,21 @@ func (h *Hub) retire(r *Run) {
 }
 
 // Get returns a kept run, or one the Hub's Archive kept after the Hub
-// dropped it.
-func (h *Hub) Get(id string) (*Run, bool) {
+// dropped it. Its error is ErrNoRun when neither holds the run, else the
+// Archive's: one it cannot read, being damaged, is not one that never
+// existed.
+func (h *Hub) Get(id string) (*Run, error) {
 	h.mu.Lock()
 	r, ok := h.runs[id]
 	archive := h.archive
 	h.mu.Unlock()
-	if ok || archive == nil {
-		return r, ok
+	switch {
+	case ok:
+		return r, nil
+	case archive == nil:
+		return nil, ErrNoRun
 	}
-	r, err := archive.Load(id)
-	return r, err == nil
+	return archive.Load(id)
 }
 
 // Latest returns the newest run kept in memory, the one a viewer follows;
@@ -356,7 +366,7 @@ type Run struct {
 	mu      sync.Mutex
 	events  []Encoded
 	bytes   int           // the size of the events' JSON
-	over    error         // a *LimitError once the run outgrew its limits
+	stopped error         // why the run was stopped: a *LimitError or a *PauseTimeoutError
 	changed chan struct{} // closed and replaced when events are added
 	done    bool
 	result  agent.Result
@@ -370,30 +380,43 @@ type Run struct {
 func (r *Run) append(e agent.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.over != nil && e.Type != agent.RunFinished {
+	if r.stopped != nil && e.Type != agent.RunFinished {
 		return // the run is being stopped; only its end is still told
 	}
 	e.Seq = len(r.events) + 1
-	r.pause.record(e)
+	e = r.pause.record(e, r.limits.PauseTimeout)
 	enc := encode(e)
 	// Room is left for the error and run_finished.
-	if e.Type != agent.RunFinished && r.over == nil &&
+	if e.Type != agent.RunFinished &&
 		(len(r.events)+3 > r.limits.MaxRunEvents || r.bytes+len(enc.JSON) > r.limits.MaxRunBytes) {
-		r.over = r.limits.exceeded(len(r.events), r.bytes)
-		enc = encode(agent.Event{Seq: e.Seq, Type: agent.Error, AtMS: e.AtMS, Round: e.Round, Error: r.over.Error()})
-		r.cancel()
+		r.stop(r.limits.exceeded(len(r.events), r.bytes), e)
+		return
 	}
+	r.add(enc)
+}
+
+// add records enc and wakes the viewers; r.mu is held.
+func (r *Run) add(enc Encoded) {
 	r.events = append(r.events, enc)
 	r.bytes += len(enc.JSON)
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
 
+// stop cancels the run for why, which an Error event says in place of
+// the event at (when and in which round the run was stopped); only
+// run_finished follows it. r.mu is held.
+func (r *Run) stop(why error, at agent.Event) {
+	r.stopped = why
+	r.add(encode(agent.Event{Seq: len(r.events) + 1, Type: agent.Error, AtMS: at.AtMS, Round: at.Round, Error: why.Error()}))
+	r.cancel()
+}
+
 func (r *Run) finish(res agent.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.over != nil {
-		res.Err = r.over
+	if r.stopped != nil {
+		res.Err = r.stopped
 	}
 	// Kept for a while yet: without the room append left to grow into.
 	r.events = slices.Clone(r.events)
@@ -577,7 +600,8 @@ type Recorder interface {
 // keeps.
 type Archive interface {
 	Recorder
-	// Load returns a finished run as recorded.
+	// Load returns a finished run as recorded; ErrNoRun when it holds
+	// none by that ID.
 	Load(id string) (*Run, error)
 	// Find lists the recorded runs whose text, model, tools or outcome
 	// contain query (all for ""), newest first, at most limit of them

@@ -127,8 +127,8 @@ func TestKeepsBoundedRuns(t *testing.T) {
 	}
 	h.wg.Wait() // every run has been retired
 	for i, id := range ids {
-		_, kept := h.Get(id)
-		if kept != (i >= 2) {
+		_, err := h.Get(id)
+		if kept := err == nil; kept != (i >= 2) {
 			t.Errorf("run %d kept = %v; want only the newest 2", i, kept)
 		}
 	}

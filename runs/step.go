@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/toolscope/toolscope/agent"
 )
@@ -45,29 +46,56 @@ type pause struct {
 	resume  chan agent.Edit // takes the one Edit that ends the pause
 }
 
-func (p *pause) record(e agent.Event) {
+// record returns e, and when it is a Paused event, waits on it, until
+// timeout from now: e then says until when.
+func (p *pause) record(e agent.Event, timeout time.Duration) agent.Event {
 	if e.Type == agent.Paused {
+		waiting := *e.Pause // a copy: the agent's stays as it made it
+		waiting.Until = time.Now().Add(timeout)
+		e.Pause = &waiting
 		p.waiting, p.resume = e.Pause, make(chan agent.Edit, 1)
 	}
+	return e
 }
 
 // Step implements agent.Stepper: the run waits until [Run.Continue], or
-// until it is cancelled.
+// until it is cancelled, or stopped when its pause times out.
 func (r *Run) Step(ctx context.Context, _ agent.Pause) agent.Edit {
 	r.mu.Lock()
-	resume := r.pause.resume
+	resume, waiting := r.pause.resume, r.pause.waiting
 	r.mu.Unlock()
+	if waiting == nil {
+		return agent.Edit{} // the run is being stopped: its pause was not recorded
+	}
 	defer func() {
 		r.mu.Lock()
 		r.pause = pause{}
 		r.mu.Unlock()
 	}()
+	timeout := time.NewTimer(time.Until(waiting.Until))
+	defer timeout.Stop()
 	select {
 	case e := <-resume:
 		return e
 	case <-ctx.Done():
 		return agent.Edit{}
+	case <-timeout.C:
+		return r.timeOut(waiting, resume)
 	}
+}
+
+// timeOut stops the run whose pause timed out, unless Continue took the
+// pause as the time ran out: its Edit then goes on.
+func (r *Run) timeOut(waiting *agent.Pause, resume <-chan agent.Edit) agent.Edit {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pause.waiting == nil {
+		return <-resume
+	}
+	r.pause.waiting = nil // a Continue from now on finds the run not paused
+	r.stop(&PauseTimeoutError{Timeout: r.limits.PauseTimeout, At: waiting.At, Round: waiting.Round},
+		agent.Event{AtMS: time.Since(r.Started).Milliseconds(), Round: waiting.Round})
+	return agent.Edit{}
 }
 
 // Continue ends the run's pause with e: the zero Edit goes on unchanged.

@@ -3,8 +3,10 @@ package runs
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolscope/toolscope/agent"
 )
@@ -26,8 +28,8 @@ func startPaused(t *testing.T, h *Hub) *Run {
 	return nil
 }
 
-// Paused runs keep their places however long they wait; the refusal of
-// another run says how many of them wait so.
+// Paused runs keep their places until their pauses time out; the refusal
+// of another run says how many of them wait so, and how long at most.
 func TestPausedRunsHoldTheirPlaces(t *testing.T) {
 	h := NewHub(10, Limits{MaxLive: 3})
 	defer h.Close()
@@ -39,8 +41,8 @@ func TestPausedRunsHoldTheirPlaces(t *testing.T) {
 	if !errors.Is(err, ErrTooManyRuns) || !errors.As(err, &tm) || tm.Live != 3 || tm.Paused != 2 {
 		t.Fatalf("a fourth live run: err = %#v, want ErrTooManyRuns with 3 live, 2 of them paused", err)
 	}
-	if !strings.Contains(err.Error(), "2 of them are paused in step mode") {
-		t.Errorf("err = %q, want it to say how many runs are paused", err)
+	if !strings.Contains(err.Error(), "2 of them are paused in step mode") || !strings.Contains(err.Error(), "30m at most") {
+		t.Errorf("err = %q, want it to say how many runs are paused, and how long they wait at most", err)
 	}
 	first.Cancel()
 	second.Cancel()
@@ -49,6 +51,39 @@ func TestPausedRunsHoldTheirPlaces(t *testing.T) {
 	h.wg.Wait()
 	if _, err := h.Start(Spec{Message: request, Agent: newAgent(t)}); err != nil {
 		t.Fatalf("once the paused runs were cancelled: %v", err)
+	}
+}
+
+// A pause nobody continues ends when its time is up: the run stops,
+// saying why, and frees its place, which six forgotten pauses would
+// otherwise hold forever. Each pause says until when it waits.
+func TestAPauseTimesOut(t *testing.T) {
+	h := NewHub(10, Limits{MaxLive: 1, PauseTimeout: 20 * time.Millisecond})
+	defer h.Close()
+	r, err := h.Start(Spec{Message: request, Agent: newAgent(t), Step: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := all(r)
+	paused := events[slices.IndexFunc(events, func(e agent.Event) bool { return e.Type == agent.Paused })]
+	if paused.Pause.Until.Before(r.Started) {
+		t.Errorf("the paused event says it waits until %v, before the run started at %v", paused.Pause.Until, r.Started)
+	}
+	stop, end := events[len(events)-2], events[len(events)-1]
+	if stop.Type != agent.Error || !strings.Contains(stop.Error, "nobody continued it within 20ms") || stop.Round != paused.Round {
+		t.Errorf("the event before the end = %+v; want an error saying the pause timed out", stop)
+	}
+	if end.Type != agent.RunFinished || end.Reason != agent.Cancelled {
+		t.Errorf("the run ended with %+v; want it stopped", end)
+	}
+	res, _, _ := r.Outcome()
+	var timeout *PauseTimeoutError
+	if !errors.As(res.Err, &timeout) || timeout.Timeout != 20*time.Millisecond || timeout.At != paused.Pause.At {
+		t.Errorf("the run's error = %#v; want a *PauseTimeoutError", res.Err)
+	}
+	h.wg.Wait()
+	if _, err := h.Start(Spec{Message: request, Agent: newAgent(t)}); err != nil {
+		t.Fatalf("once the pause timed out: %v", err)
 	}
 }
 

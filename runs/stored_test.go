@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -30,7 +29,7 @@ func (a *memArchive) Load(id string) (*Run, error) {
 			return Restore(s), nil
 		}
 	}
-	return nil, errors.New("no such run")
+	return nil, ErrNoRun
 }
 
 func (a *memArchive) Find(string, int) ([]Summary, error) {
@@ -78,9 +77,9 @@ func TestStoredRunsSaySo(t *testing.T) {
 			}
 		}
 		for id, want := range stored {
-			r, ok := h.Get(id)
-			if !ok {
-				t.Fatalf("Get(%s) found nothing", id)
+			r, err := h.Get(id)
+			if err != nil {
+				t.Fatalf("Get(%s): %v", id, err)
 			}
 			if sum, snap := r.Summary(), r.Snapshot(); sum.Stored != want || snap.Stored != want || !snap.Started.Equal(sum.Started) {
 				t.Errorf("run %s: Summary Stored %v, Snapshot Stored %v started %v (summary: %v); want Stored %v",

@@ -58,7 +58,7 @@ func TestAFullDiskTurnsTheHistoryOff(t *testing.T) {
 	if st := s.Status(); st.On || !strings.Contains(st.Off, "the disk is full") || !strings.Contains(st.Off, "in memory only") {
 		t.Fatalf("Status = %+v, want the history off because the disk is full", st)
 	}
-	if got, ok := h.Get(r.ID); !ok || len(slices.Collect(got.Events(context.Background(), 0))) != len(events) {
+	if got, err := h.Get(r.ID); err != nil || len(slices.Collect(got.Events(context.Background(), 0))) != len(events) {
 		t.Fatal("the run on a full disk is not kept in memory whole")
 	}
 	h.Close()

@@ -13,7 +13,8 @@ import (
 )
 
 // Load returns a finished run as recorded: viewers replay its events and
-// then their iteration ends.
+// then their iteration ends. Its error is runs.ErrNoRun for a run the
+// database does not hold, a Corrupt *Error for one it cannot read.
 func (s *Store) Load(id string) (*runs.Run, error) {
 	var st runs.Stored
 	var fork, errText string
@@ -24,7 +25,7 @@ func (s *Store) Load(id string) (*runs.Run, error) {
 		&st.ID, &st.ConversationID, &st.Message, &st.Source, &st.UserAgent, &fork, &st.Status, &st.Result.Text, &errText,
 		&started, &finished, &st.Result.Rounds)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNoRun
+		return nil, runs.ErrNoRun
 	}
 	if err != nil {
 		return nil, classify(s.path, err)

@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/toolscope/toolscope/runs"
 
@@ -49,8 +50,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 // its agent.Reason.
 const statusRunning = "running"
 
-// migrate creates the tables, refusing a newer layout or another
-// program's database before it changes anything and bringing an older
+// migrate creates the tables, refusing a newer layout, another
+// program's database or a damaged one before it changes anything and bringing an older
 // layout up to date, and marks the runs that were in progress when a
 // server stopped as cancelled. Its writes take the database's exclusive
 // lock, held from then on.
@@ -72,6 +73,9 @@ func migrate(db *sql.DB) error {
 		if tables > 0 {
 			return &Error{Problem: Corrupt, Err: fmt.Errorf("an SQLite database of another program: it has %d tables and no toolscope layout", tables)}
 		}
+	}
+	if err := checkIntegrity(db); err != nil {
+		return err
 	}
 	// Outside any transaction, as SQLite requires.
 	if _, err := db.Exec(`PRAGMA journal_mode = WAL`); err != nil {
@@ -98,6 +102,23 @@ func migrate(db *sql.DB) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// checkIntegrity refuses a database SQLite finds damaged. Damage past the
+// first pages would otherwise show only when a run stored there is read.
+// quick_check reads every page once (2 to 4 ms a MB, BenchmarkQuickCheck:
+// a quarter of a second for 100 MB); integrity_check, which also matches
+// each index against its table, takes up to twice as long.
+func checkIntegrity(db *sql.DB) error {
+	var found string
+	if err := db.QueryRow(`PRAGMA quick_check(1)`).Scan(&found); err != nil {
+		return err
+	}
+	if found != "ok" {
+		found = strings.ReplaceAll(strings.TrimPrefix(found, "*** in database main ***\n"), "\n", "; ")
+		return &Error{Problem: Corrupt, Err: fmt.Errorf("SQLite's quick_check found: %s", found)}
+	}
+	return nil
 }
 
 // fromLayout1 moves layout 1's events, a row each, into chunks: one for

@@ -9,10 +9,12 @@
 //     them behind the live stream, every [Options.FlushEvery], a run's
 //     new events as one row: a chunk of JSON Lines.
 //   - Never to overwrite a database it cannot use. A database that another
-//     toolscope holds, that is damaged or not toolscope's, or that a newer
-//     toolscope wrote, is an [*Error] from [Open] and is left as it is. A
-//     write that fails later (a full disk) turns history off, says why in
-//     [Store.Status], and leaves what was written.
+//     toolscope holds, that is damaged (SQLite's quick_check reads every
+//     page at [Open]) or not toolscope's, or that a newer toolscope wrote,
+//     is an [*Error] from [Open] and is left as it is. A write that fails
+//     later (a full disk), or a database file deleted or replaced while
+//     open, turns history off, says why in [Store.Status], and leaves
+//     what was written.
 //   - To keep the newest finished runs, up to [Options.KeepRuns], dropping
 //     the oldest first.
 //
@@ -75,6 +77,7 @@ const (
 	Corrupt Problem = "corrupt" // damaged, or not a toolscope database
 	Full    Problem = "full"    // the disk is full
 	Newer   Problem = "newer"   // a newer toolscope wrote it
+	Gone    Problem = "gone"    // the file was deleted or replaced while open: Err says which
 	Failed  Problem = "failed"  // anything else: Err says what
 )
 
@@ -92,8 +95,13 @@ func (e *Error) Error() string {
 		Full:    "cannot be written: the disk is full",
 		Newer:   "was written by a newer toolscope",
 	}[e.Problem]
-	if what == "" {
+	switch {
+	case e.Problem == Gone:
+		what = e.Err.Error()
+	case what == "":
 		return fmt.Sprintf("history database %s cannot be used: %v", e.Path, e.Err)
+	case e.Problem == Corrupt && e.Err != nil:
+		what += ": " + e.Err.Error() // where the damage is, for whoever looks into it
 	}
 	return fmt.Sprintf("history database %s %s", e.Path, what)
 }
@@ -147,6 +155,7 @@ func DefaultDir() (string, error) {
 type Store struct {
 	db   *sql.DB
 	path string
+	file os.FileInfo // the file opened, to tell when another takes its place
 	opts Options
 
 	mu    sync.Mutex
@@ -178,6 +187,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err := checkMagic(path); err != nil {
 		return nil, err
 	}
+	if err := createPrivate(path); err != nil {
+		return nil, &Error{Path: path, Problem: Failed, Err: err}
+	}
 	// One connection, which holds the database exclusively: a second
 	// toolscope fails at once (busy_timeout 0) instead of interleaving
 	// its runs or waiting. The write-ahead log, which changes the file,
@@ -198,13 +210,19 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		return nil, classify(path, err)
 	}
+	keepPrivate(path)
+	file, err := os.Stat(path)
+	if err != nil {
+		db.Close()
+		return nil, classify(path, err)
+	}
 	st, err := prepare(db)
 	if err != nil {
 		db.Close()
 		return nil, classify(path, err)
 	}
 	opts = opts.withDefaults()
-	s := &Store{db: db, path: path, opts: opts, wake: make(chan struct{}, 1), syncs: make(chan chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{db: db, path: path, file: file, opts: opts, wake: make(chan struct{}, 1), syncs: make(chan chan struct{}), quit: make(chan struct{}), done: make(chan struct{})}
 	go s.write(&writer{live: map[*runs.Run]int{}, stmts: st})
 	return s, nil
 }
@@ -232,11 +250,42 @@ func checkMagic(path string) error {
 	return nil
 }
 
+// createPrivate creates the database file, if there is none, readable by
+// its owner alone: it holds every prompt and tool result, and SQLite
+// would create it readable by all that the umask allows. SQLite gives
+// the write-ahead log it creates the database's mode.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// keepPrivate takes from the database's files, once the database is known
+// to be toolscope's, what an older toolscope let others read. A file
+// system without modes refuses; the history works all the same.
+func keepPrivate(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		fi, err := os.Stat(path + suffix)
+		if err != nil || fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(path+suffix, fi.Mode().Perm()&^0o077); err != nil {
+			slog.Warn("the history database could not be made private to its owner", "file", path+suffix, "error", err)
+		}
+	}
+}
+
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
 // Status says whether runs are being kept, and where, or why not.
 func (s *Store) Status() runs.History {
+	s.checkFile()
 	if e := s.failed.Load(); e != nil {
 		return runs.History{Path: s.path, Off: e.Error() + "; runs are kept in memory only"}
 	}
@@ -262,7 +311,26 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// fail turns history off after a write failed.
+// checkFile turns history off once the database file is not the one
+// opened: deleted, or replaced by another. SQLite would go on writing to
+// the file it holds open, which nothing can open again: the runs would be
+// lost at the next start, while history said it was on.
+func (s *Store) checkFile() {
+	if s.failed.Load() != nil {
+		return
+	}
+	now, err := os.Stat(s.path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		s.fail(&Error{Path: s.path, Problem: Gone, Err: errors.New("was deleted while toolscope was using it")})
+	case err != nil:
+		s.fail(err)
+	case !os.SameFile(now, s.file):
+		s.fail(&Error{Path: s.path, Problem: Gone, Err: errors.New("was replaced by another file while toolscope was using it")})
+	}
+}
+
+// fail turns history off after a write failed, or the file went.
 func (s *Store) fail(err error) {
 	e := classify(s.path, err)
 	if s.failed.CompareAndSwap(nil, e) {

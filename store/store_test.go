@@ -93,9 +93,9 @@ func TestRunsSurviveARestart(t *testing.T) {
 	if sum.Message != request || sum.Status != string(agent.Answered) {
 		t.Fatalf("summary = %+v", sum)
 	}
-	r, ok := h.Get(sum.ID)
-	if !ok {
-		t.Fatal("Get does not find the stored run")
+	r, err := h.Get(sum.ID)
+	if err != nil {
+		t.Fatalf("Get does not find the stored run: %v", err)
 	}
 	played := slices.Collect(r.Events(context.Background(), 0))
 	if asJSON(played) != asJSON(want[sum.ID]) {

@@ -3,7 +3,6 @@ package store
 import (
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -97,8 +96,11 @@ func (s *Store) write(w *writer) {
 }
 
 // flush commits the runs started and finished since the last flush, and
-// the events every run in progress recorded since.
+// the events every run in progress recorded since, unless the file is
+// gone: it is looked at each time, idle or not, so that the warning comes
+// when the file goes.
 func (s *Store) flush(w *writer) {
+	s.checkFile()
 	s.mu.Lock()
 	marks := s.marks
 	s.marks = nil
@@ -221,6 +223,3 @@ func describe(events []runs.Encoded) (backend, model, tools string) {
 	}
 	return backend, model, strings.Join(called, " ")
 }
-
-// errNoRun is Load's error for a run the database does not hold.
-var errNoRun = errors.New("no such run in the history")

@@ -17,6 +17,7 @@ import (
 	"github.com/toolscope/toolscope/frontend/server"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/openai"
+	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools/mcp"
 	"github.com/toolscope/toolscope/tools/retrieve"
@@ -52,6 +53,7 @@ type command struct {
 	modelSet                    bool // --model or $TOOLSCOPE_MODEL was given
 	addr                        string
 	keepRuns                    int
+	pauseTimeout                time.Duration
 	dataDir                     string
 	noHistory                   bool
 	allowHosts                  []string
@@ -160,6 +162,8 @@ func (c *command) withServer() *command {
 	c.withEnv(groupServer, "keep-runs", "n", "finished runs kept, in memory and in the history, for the Runs panel and /api/runs; the oldest go first", (*intValue)(&c.keepRuns))
 	c.withEnv(groupServer, "data-dir", "dir", "where the history of runs is kept, across restarts; unset, the user's data directory ($XDG_DATA_HOME/toolscope or ~/.local/share/toolscope on Linux)", text[string]{&c.dataDir})
 	c.add(groupServer, "no-history", "", "keep runs in memory only: they go when toolscope stops", (*boolValue)(&c.noHistory))
+	c.pauseTimeout = runs.DefaultPauseTimeout
+	c.withEnv(groupServer, "pause-timeout", "duration", "how long a run in step mode waits at a pause for someone to continue it; then it is stopped, and frees its place among --max-live-runs", (*durationValue)(&c.pauseTimeout))
 	c.withEnv(groupServer, "allow-host", "name", "a host name, such as mylaptop.local, that browsers may open toolscope by, besides localhost and IP addresses (repeatable, or comma-separated)", hostsValue{&c.allowHosts})
 	// No environment variables: turning the token on or off is a choice
 	// for each start, not one to leave in a shell profile.

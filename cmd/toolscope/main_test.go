@@ -174,6 +174,7 @@ func TestBadValuesAreRefused(t *testing.T) {
 		{[]string{"run", "--tool-timeout", "0", "hi"}, "toolscope run: --tool-timeout 0s must be more than 0\n"},
 		{[]string{"run", "--demo-delay", "-1s", "hi"}, "toolscope run: --demo-delay -1s must not be negative\n"},
 		{[]string{"serve", "--keep-runs", "-5"}, "toolscope serve: --keep-runs -5 must be 0 or more\n"},
+		{[]string{"serve", "--pause-timeout", "0"}, "toolscope serve: --pause-timeout 0s must be more than 0\n"},
 		{[]string{"serve", "--max-rounds", "0", "--keep-runs", "-1"}, "toolscope serve: --max-rounds 0 must be from 1 to 50\ntoolscope serve: --keep-runs -1 must be 0 or more\n"},
 		{[]string{"run", "--backend", "demo", "--mode", "chat", "hi"}, "toolscope run: --mode \"chat\" is not available: the demo model has no chat mode\n"},
 		{[]string{"run", ""}, "toolscope run: the request is empty\n"},

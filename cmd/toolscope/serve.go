@@ -28,6 +28,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if maxLive < 1 {
 		return c.report(&engine.SettingError{Setting: "max_live_runs", Value: strconv.Itoa(maxLive), Problem: "must be 1 or more"})
 	}
+	if c.pauseTimeout <= 0 {
+		return c.report(&engine.SettingError{Setting: "pause_timeout", Value: c.pauseTimeout.String(), Problem: "must be more than 0"})
+	}
 	if c.auth && c.noAuth {
 		fmt.Fprintln(stderr, "toolscope serve: --auth and --no-auth contradict each other: give one")
 		return exitUsage
@@ -43,7 +46,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitError
 	}
 	access := c.access(ln.Addr())
-	hub := runs.NewHub(c.keepRuns, runs.Limits{MaxLive: maxLive})
+	hub := runs.NewHub(c.keepRuns, runs.Limits{MaxLive: maxLive, PauseTimeout: c.pauseTimeout})
 	if history := c.openHistory(hub, stderr); history != nil {
 		defer closeHistory(history) // after srv.Shutdown has ended the runs
 	}

@@ -184,18 +184,18 @@ func startError(c *fiber.Ctx, err error) error {
 }
 
 // tooManyRuns words ErrTooManyRuns. Runs paused in step mode hold their
-// places until someone continues or cancels them, however long that
-// takes: waiting alone may never free one, so the API's user is told
-// how to find them and what frees them.
+// places until someone continues or cancels them, or their pause times
+// out, which may be long: the API's user is told how to find them and
+// what frees them.
 func tooManyRuns(err error) string {
 	var tm *runs.TooManyRunsError
 	if !errors.As(err, &tm) || tm.Paused == 0 {
 		return err.Error()
 	}
 	return fmt.Sprintf("too many runs are in progress (%d, the most allowed at once), and %d of them are paused in step mode: "+
-		"a paused run holds its place until it is continued or cancelled. "+
+		"a paused run holds its place until it is continued or cancelled, %s at most. "+
 		`Find them with GET /api/runs ("status": "paused"), then POST /api/runs/{id}/continue or POST /api/runs/{id}/cancel`,
-		tm.Live, tm.Paused)
+		tm.Live, tm.Paused, runs.ShortDuration(tm.PauseTimeout))
 }
 
 // eventsPath is where a run's events stream.
@@ -214,10 +214,16 @@ func (s *Server) checkModel(c *fiber.Ctx, settings engine.Settings) error {
 	return err // errorHandler lists the models served
 }
 
+// lookupRun finds the run the path names. One the history holds but
+// cannot read is a server's problem (500), not one that never existed.
 func (s *Server) lookupRun(c *fiber.Ctx) (*runs.Run, error) {
-	run, ok := s.cfg.Hub.Get(c.Params("id"))
-	if !ok {
-		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no run %q: it never existed or has expired", c.Params("id")))
+	id := c.Params("id")
+	run, err := s.cfg.Hub.Get(id)
+	switch {
+	case errors.Is(err, runs.ErrNoRun):
+		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no run %q: it never existed or has expired", id))
+	case err != nil:
+		return nil, fiber.NewError(fiber.StatusInternalServerError, fmt.Sprintf("run %q cannot be read from the history: %v", id, err))
 	}
 	return run, nil
 }

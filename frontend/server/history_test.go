@@ -1,9 +1,14 @@
 package server_test
 
 import (
+	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/toolscope/toolscope/agent"
@@ -34,8 +39,8 @@ func TestRunsSurviveARestart(t *testing.T) {
 	})
 
 	ts := withHistory(t, dir)
-	if _, ok := ts.hub.Get(id); !ok {
-		t.Fatal("the hub does not find the stored run")
+	if _, err := ts.hub.Get(id); err != nil {
+		t.Fatalf("the hub does not find the stored run: %v", err)
 	}
 	for query, want := range map[string]int{"": 1, "?q=JOHN": 1, "?q=send_mail": 1, "?q=answered": 1, "?q=nothing+like+it": 0} {
 		status, v := ts.get(t, "/api/runs"+query)
@@ -126,6 +131,57 @@ func TestALockedHistoryLeavesRunsInMemory(t *testing.T) {
 	for what, history := range map[string]any{"health": health["history"], "runs": v["history"]} {
 		if h, _ := history.(map[string]any); h["on"] != false || h["off"] != err.Error() {
 			t.Fatalf("%s history = %v; want off, saying %q", what, history, err)
+		}
+	}
+}
+
+// A run the history holds but cannot read, its events damaged, answers
+// that it cannot be read and why (500), not that it never existed (404).
+func TestADamagedStoredRunSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	var id string
+	t.Run("before the damage", func(t *testing.T) {
+		ts := withHistory(t, dir)
+		id, _ = ts.startRun(t, `{"message": "Send an email to john@example.com about the standup"}`)
+		ts.events(t, id, 0)
+	})
+	db, err := sql.Open("sqlite", filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`UPDATE chunks SET events = x'00ff00ff' WHERE run_id = ?`, id)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ts := withHistory(t, dir)
+	for _, path := range []string{"/api/runs/" + id, "/api/runs/" + id + "/events"} {
+		status, v := ts.get(t, path)
+		if msg, _ := v["error"].(string); status != http.StatusInternalServerError || !strings.Contains(msg, "cannot be read from the history") || !strings.Contains(msg, "is damaged") {
+			t.Errorf("GET %s = %d %v; want 500 saying the history is damaged", path, status, v)
+		}
+	}
+	if status, v := ts.get(t, "/api/runs/r-0000000000000000"); status != http.StatusNotFound {
+		t.Errorf("GET of a run never run = %d %v; want 404", status, v)
+	}
+}
+
+// A history file deleted while the server runs: /api/health and /api/runs
+// say the history is off, and why, instead of on.
+func TestADeletedHistorySaysItIsOff(t *testing.T) {
+	dir := t.TempDir()
+	ts := withHistory(t, dir)
+	id, _ := ts.startRun(t, `{"message": "hi"}`)
+	ts.events(t, id, 0)
+	if err := os.Remove(filepath.Join(dir, store.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	_, health := ts.get(t, "/api/health")
+	_, list := ts.get(t, "/api/runs")
+	for what, history := range map[string]any{"health": health["history"], "runs": list["history"]} {
+		if h, _ := history.(map[string]any); h["on"] != false || !strings.Contains(fmt.Sprint(h["off"]), "was deleted while toolscope was using it") {
+			t.Errorf("%s history = %v; want off, saying the file was deleted", what, history)
 		}
 	}
 }

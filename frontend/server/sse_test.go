@@ -21,9 +21,9 @@ func heldRun(t *testing.T) (*testServer, *runs.Run, *toolstest.Gate) {
 	ts := start(t, setup{tools: []tools.Tool{g.Tool()}, heartbeat: 10 * time.Millisecond})
 	id, _ := ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
 	<-g.Started
-	run, ok := ts.hub.Get(id)
-	if !ok {
-		t.Fatalf("the hub does not know run %s", id)
+	run, err := ts.hub.Get(id)
+	if err != nil {
+		t.Fatalf("the hub does not know run %s: %v", id, err)
 	}
 	return ts, run, g
 }

@@ -126,7 +126,7 @@ func TestContinueARunThatDoesNotStep(t *testing.T) {
 }
 
 // Runs paused in step mode keep their places; the 429 that refuses
-// another says so, and how to free them.
+// another says so, how long they wait at most, and how to free them.
 func TestPausedRunsCountAsLive(t *testing.T) {
 	ts := start(t, setup{config: func(c *server.Config) {
 		c.Hub = runs.NewHub(10, runs.Limits{MaxLive: 2})
@@ -139,7 +139,7 @@ func TestPausedRunsCountAsLive(t *testing.T) {
 	}
 	status, v := ts.post(t, "/api/runs", `{"message": "hello"}`)
 	msg, _ := v["error"].(string)
-	if status != http.StatusTooManyRequests || !strings.Contains(msg, "2 of them are paused in step mode") ||
+	if status != http.StatusTooManyRequests || !strings.Contains(msg, "2 of them are paused in step mode") || !strings.Contains(msg, "30m at most") ||
 		!strings.Contains(msg, "GET /api/runs") || !strings.Contains(msg, "/continue") || !strings.Contains(msg, "/cancel") {
 		t.Fatalf("a third run = %d %q, want 429 saying two runs are paused, and how to find and free them", status, msg)
 	}

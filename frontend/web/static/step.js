@@ -55,7 +55,21 @@ export function showPause(view, e) {
   state.pause.entry = pause;
   waiting.push(pause);
   controls[p.at](panel, p, pause.go);
-  panel.append(el('p', 'hint', 'Space continues unchanged.'));
+  const hint = el('p', 'hint', 'Space continues unchanged.');
+  if (p.until) hint.append(' ', deadline(p.until));
+  panel.append(hint);
+}
+
+/** deadline says until when a pause waits: the server stops the run then. */
+function deadline(until) {
+  const at = new Date(until);
+  const clock = { hour: 'numeric', minute: '2-digit' };
+  const today = at.toDateString() === new Date().toDateString();
+  const time = el('time', '', today ? at.toLocaleTimeString([], clock) : at.toLocaleString([], { month: 'short', day: 'numeric', ...clock }));
+  time.dateTime = until;
+  const note = el('span', 'step-deadline', 'Waits until ');
+  note.append(time, '; then the run is stopped.');
+  return note;
 }
 
 /**
