@@ -410,6 +410,45 @@ func TestCancelWhileModelStreams(t *testing.T) {
 	}
 }
 
+// A stop while the model writes a call cuts the call, and the model did
+// not write it broken: no parser's complaint reaches the page or the
+// model, which reads that the user stopped it, as of a stopped tool.
+func TestCancelWhileCallStreams(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	partial := "<tool_call>\n{\"name\": \"send_mail\", \"arguments\": {\"to\": \"a@"
+	f.server.Reply(ollamatest.Reply{Text: partial, Hold: true}, ollamatest.Reply{Text: "Not sent."})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	var events []agent.Event
+	conv := &agent.Conversation{}
+	res := f.agent.Run(ctx, conv, "mail a", func(e agent.Event) {
+		events = append(events, e)
+		if e.Type == agent.Token && strings.Contains(e.Text, "@") {
+			once.Do(cancel)
+		}
+	})
+	if res.Reason != agent.Cancelled {
+		t.Fatalf("result = %+v, want cancelled", res)
+	}
+	if invalid := ofType(events, agent.ToolCallInvalid); len(invalid) != 0 {
+		t.Fatalf("a stopped call was reported invalid: %+v", invalid[0].Call)
+	}
+	cut := ofType(events, agent.ToolCallCut)
+	if len(cut) != 1 || cut[0].Reason != agent.Cancelled || cut[0].Call.Reason != "stopped by the user" || !strings.Contains(cut[0].Call.Raw, "send_mail") {
+		t.Fatalf("tool_call_cut events = %+v, want one for the stopped call", cut)
+	}
+
+	f.run(context.Background(), conv, "Did you send it?")
+	prompt := f.server.Requests()[1].Prompt
+	want := partial + "<|im_end|>\n" +
+		"<|im_start|>user\n<tool_response>\n{\"error\":\"stopped by the user\"}\n</tool_response><|im_end|>\n" +
+		"<|im_start|>assistant\n(stopped by the user)<|im_end|>\n"
+	if !strings.Contains(prompt, want) || strings.Contains(prompt, streamparser.Unclosed) {
+		t.Fatalf("the next prompt does not say the user stopped the call\nwant: %q\nin: %q", want, prompt)
+	}
+}
+
 func TestBackendErrorEndsRun(t *testing.T) {
 	server := ollamatest.New(t)
 	backend, err := ollama.New(ollama.Config{Host: server.Host(), Model: "llama9:1b"})

@@ -65,6 +65,12 @@ func (r *Renderer) Render(e agent.Event) {
 		r.said.WriteString(e.Text)
 	case agent.ToolCallInvalid:
 		fmt.Fprintf(r.Log, "invalid tool call: %s\n  raw: %s\n", e.Call.Reason, oneLine(e.Call.Raw))
+	case agent.ToolCallCut:
+		how := "cut off"
+		if e.Reason == agent.Cancelled {
+			how = "stopped"
+		}
+		fmt.Fprintf(r.Log, "%s: partial tool call, not run\n  raw: %s\n", how, oneLine(e.Call.Raw))
 	case agent.ToolCallInThinking:
 		fmt.Fprintf(r.Log, "a tool call inside thinking was not run: the reply ended inside thinking after %s\n", printable(e.Text))
 	case agent.ToolFinished:

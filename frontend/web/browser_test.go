@@ -519,6 +519,40 @@ func TestStop(t *testing.T) {
 	}
 }
 
+// TestStopWhileACallStreams stops the demo model while it writes a call:
+// a stop is no parse error, so the call's card says it was stopped, and
+// the model is told the user stopped it, not that it wrote a broken call.
+func TestStopWhileACallStreams(t *testing.T) {
+	t.Parallel()
+	s := demoModel(0)
+	s.DemoDelay = 100 * time.Millisecond // a call takes seconds to write: time to press Stop
+	p := open(t, serve(t, s))
+	p.send("Send an email to john@example.com about tomorrow's standup")
+	p.waitFor("the call to stream", `document.querySelector('.step-call-live.is-live [data-slot=text]')?.textContent.includes('send_mail')`)
+	p.do(chromedp.Click(chromedp.ID("stop")))
+
+	if reason := p.waitEnd(1); reason != agent.Cancelled {
+		t.Fatalf("the run ended %q, want %q", reason, agent.Cancelled)
+	}
+	p.screenshot("stopped-inside-a-call")
+	r := p.turns()[0].Rounds[0]
+	if ks := kinds(r); slices.Contains(ks, "call-invalid") {
+		t.Fatalf("a stopped call is drawn as an invalid one: %v", ks)
+	}
+	call := step(t, r, "call-live")
+	if call.Title != "Stopped: partial call" || !strings.Contains(call.Body, "send_mail") {
+		t.Errorf("the stopped call reads %q: %q, want \"Stopped: partial call\" over its characters so far", call.Title, call.Body)
+	}
+	if !eval[bool](p, `document.querySelector('.step-call-live').classList.contains('is-partial')`) {
+		t.Error("the stopped call is not marked partial")
+	}
+	response := step(t, r, "response").Body
+	contains(t, "the response the model reads", response, `{"error":"stopped by the user"}`)
+	if strings.Contains(response, "ended inside the call") {
+		t.Errorf("the model is told it wrote a broken call: %s", response)
+	}
+}
+
 // TestKeysAndHistory checks that Shift+Enter is a new line, Enter sends,
 // and a follow-up's input holds the earlier turn.
 func TestKeysAndHistory(t *testing.T) {

@@ -96,9 +96,7 @@ class Round {
    */
   cutShort(reason) {
     if (this.replied || !this.answer) return;
-    this.answer.classList.add('is-partial');
-    title(this.answer, reason === 'cancelled' ? 'Stopped: partial reply' : 'Cut off: partial reply');
-    this.answer.querySelector('.step-icon').replaceChildren(clone('tpl-icon-partial'));
+    partial(this.answer, reason === 'cancelled' ? 'Stopped: partial reply' : 'Cut off: partial reply');
   }
 
   /** close ends everything still live in the round, when the run is over. */
@@ -114,6 +112,13 @@ class Round {
 export function fold(card, text) {
   fill(card, { preview: shorten(text.replace(/\s+/g, ' ').trim(), 160) });
   card.querySelector('details').open = false;
+}
+
+/** partial marks a card whose text a stop, an error or a limit cut short. */
+function partial(card, heading) {
+  card.classList.add('is-partial');
+  title(card, heading);
+  card.querySelector('.step-icon').replaceChildren(clone('tpl-icon-partial'));
 }
 
 function meta(card, text) {
@@ -330,6 +335,22 @@ const handlers = {
     fill(card, { reason: e.call.reason, raw: (e.call.raw ?? '').replace(/^\n+|\n+$/g, '') });
     meta(card, `${parsedBy(e.call.parsed_by)} · call ${e.call.index + 1}`);
     this.placeCall(r, e.call.index, card);
+    endCall(r, e.call);
+  },
+
+  // A stop, an error or the length limit ended the reply inside a call:
+  // the model did not write it broken, so it is no invalid call.
+  tool_call_cut(e) {
+    const r = this.round(e.round);
+    let card = r.calls.get(e.call.index);
+    if (!card) {
+      card = r.add('call-live');
+      slot(card, 'text').append(e.call.raw ?? '');
+      r.calls.set(e.call.index, card);
+    }
+    card.classList.remove('is-live');
+    partial(card, e.reason === 'cancelled' ? 'Stopped: partial call' : 'Cut off: partial call');
+    meta(card, `not run · call ${e.call.index + 1}`);
     endCall(r, e.call);
   },
 
