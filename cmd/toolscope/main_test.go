@@ -206,6 +206,18 @@ func TestMaxRoundsExitsWithError(t *testing.T) {
 	}
 }
 
+// A reply cut at the length limit is not an answer: run says so and exits
+// with its own code, the text so far still on stdout.
+func TestCutOffReplyHasItsOwnExitCode(t *testing.T) {
+	server := ollamatest.New(t)
+	server.Reply(ollamatest.Reply{Text: "The notes say the launch moves to", DoneReason: "length"})
+	r := toolscope(t, "", "run", "--ollama-host", server.Host(), "What do the notes say?")
+	if r.code != exitCutOff || r.stdout != "The notes say the launch moves to\n" ||
+		!strings.Contains(r.stderr, "cut off: the model reached its context or token limit") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, the text so far and the cut said", r.code, r.stdout, r.stderr, exitCutOff)
+	}
+}
+
 func TestChatKeepsHistory(t *testing.T) {
 	server := ollamatest.New(t)
 	server.Reply(ollamatest.Reply{Text: "Hello!"}, ollamatest.Reply{Text: "You said hi."}, ollamatest.Reply{Text: "Fresh."})

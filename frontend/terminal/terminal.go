@@ -186,6 +186,13 @@ func (r *Renderer) runFinished(e agent.Event) {
 		fmt.Fprintf(r.Log, "stopped: the model still called tools after %s (raise --max-rounds)\n", plural(e.Rounds, "round"))
 	case agent.Cancelled:
 		fmt.Fprintln(r.Log, "stopped by the user")
+	case agent.CutOff:
+		// The text so far is still what the model wrote; the exit code
+		// and this line tell a script and a person that it is not whole.
+		if e.Text != "" {
+			fmt.Fprintln(r.Out, printable(e.Text))
+		}
+		fmt.Fprintln(r.Log, "cut off: the model reached its context or token limit")
 	}
 }
 

@@ -892,9 +892,12 @@ func TestPartialReply(t *testing.T) {
 		reply  ollamatest.Reply
 		reason agent.Reason
 		title  string
+		notice string // the notice's title, when the turn has one
 	}{
-		{"stopped", ollamatest.Reply{Text: "I couldn't find the", Hold: true}, agent.Cancelled, "Stopped: partial reply"},
-		{"error", ollamatest.Reply{Text: "I couldn't find the", Error: "llama runner process has terminated"}, agent.Failed, "Cut off: partial reply"},
+		{"stopped", ollamatest.Reply{Text: "I couldn't find the", Hold: true}, agent.Cancelled, "Stopped: partial reply", "Stopped"},
+		{"error", ollamatest.Reply{Text: "I couldn't find the", Error: "llama runner process has terminated"}, agent.Failed, "Cut off: partial reply", ""},
+		{"length", ollamatest.Reply{Text: "I couldn't find the", DoneReason: "length"}, agent.CutOff, "Cut off: partial reply",
+			"Cut off: the model reached its context or token limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -911,9 +914,13 @@ func TestPartialReply(t *testing.T) {
 				t.Fatalf("the run ended %q, want %q", reason, tt.reason)
 			}
 			p.screenshot("partial-" + tt.name)
-			reply := step(t, p.turns()[0].Rounds[0], "answer")
+			round := p.turns()[0].Rounds[0]
+			reply := step(t, round, "answer")
 			if reply.Title != tt.title || reply.Body != "I couldn't find the" {
 				t.Errorf("the cut reply reads %q: %q, want %q over the text so far", reply.Title, reply.Body, tt.title)
+			}
+			if tt.notice != "" {
+				contains(t, "the notice", step(t, round, "notice").Title, tt.notice)
 			}
 			card := `document.querySelector('.step-answer')`
 			if eval[bool](p, card+`.classList.contains('is-final')`) {
