@@ -112,7 +112,7 @@ type Conversation struct {
 
 // Result is how a run ended.
 type Result struct {
-	Reason Reason // Answered, Returned, MaxRounds, Cancelled or Failed
+	Reason Reason // Answered, Returned, MaxRounds, Cancelled, CutOff or Failed
 	Text   string // the answer
 	Rounds int
 	Err    error   // the backend error when Reason is Failed
@@ -212,11 +212,16 @@ var endings = map[Reason]string{
 	Cancelled: "(" + stoppedByUser + ")",
 	MaxRounds: "(stopped: too many rounds of tool calls)",
 	Failed:    "(stopped by an error)",
+	CutOff:    "(cut off: the reply reached the length limit)",
 }
 
 // stoppedByUser is what the model and the person read about calls that a
 // cancelled run stopped, or never ran.
 const stoppedByUser = "stopped by the user"
+
+// notRunCut is what the model reads about the calls of a reply that a
+// failed stream or the length limit cut off.
+const notRunCut = "not run: the reply was cut off"
 
 // failure is the Error event for a backend error. An *llm.Error's fix goes
 // in its own field, for each front end to word, so the text is its
@@ -261,8 +266,12 @@ func (r *run) loop(ctx context.Context) Result {
 		case err != nil:
 			// The Error event says why, for the person; the model cannot
 			// act on a backend's error text.
-			r.refuseCalls(round, reply.calls, "not run: the reply was cut off")
+			r.refuseCalls(round, reply.calls, notRunCut)
 			return Result{Reason: Failed, Rounds: round, Err: err}
+		case reply.cut == CutOff:
+			// Half a reply is no answer, and its calls may be cut too.
+			r.refuseCalls(round, reply.calls, notRunCut)
+			return Result{Reason: CutOff, Text: reply.text(), Rounds: round}
 		case len(reply.calls) == 0:
 			return Result{Reason: Answered, Text: reply.text(), Rounds: round}
 		case r.agent.cfg.ReturnCalls && reply.valid() != nil:
@@ -324,9 +333,25 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		}
 		return nil
 	})
+	rep.cut = cutBy(ctx, err, stats)
 	parser.Flush(onEvent)
 	r.send(Event{Type: RoundFinished, Round: round, Stats: roundStats(stats, firstToken)})
 	return rep, err
+}
+
+// cutBy says what ended a reply before the model did: the caller's stop,
+// the backend's failure, or the model's length limit; "" when the model
+// ended it.
+func cutBy(ctx context.Context, err error, s llm.Stats) Reason {
+	switch {
+	case ctx.Err() != nil:
+		return Cancelled
+	case err != nil:
+		return Failed
+	case s.DoneReason == llm.DoneLength:
+		return CutOff
+	}
+	return ""
 }
 
 // parsed turns a parser event into run events and the reply's record.
@@ -352,6 +377,10 @@ func (r *run) parsed(round int, rep *reply, pe streamparser.Event) {
 			}
 		}
 		rep.addCall(c, pe.Call.Text)
+		if pe.Call.Reason == streamparser.Unclosed && rep.cut != "" {
+			r.cutCall(round, rep.cut, c)
+			return
+		}
 		typ := ToolCallParsed
 		if c.Reason != "" {
 			typ = ToolCallInvalid
@@ -360,6 +389,18 @@ func (r *run) parsed(round int, rep *reply, pe streamparser.Event) {
 	case streamparser.CallInThinking:
 		r.send(Event{Type: ToolCallInThinking, Round: round, Text: pe.Text})
 	}
+}
+
+// cutCall reports a call that the reply was cut off inside by cut. The
+// model did not end its reply there, so the parser's reason, which tells
+// the model to finish its calls, is replaced by what happened: the model
+// reads that the user stopped it, as it does of a tool the user stopped.
+func (r *run) cutCall(round int, cut Reason, c *Call) {
+	c.Reason = notRunCut
+	if cut == Cancelled {
+		c.Reason = stoppedByUser
+	}
+	r.send(Event{Type: ToolCallCut, Round: round, Call: c, Reason: cut})
 }
 
 // parsing is how the run's replies are parsed.
@@ -552,6 +593,7 @@ type reply struct {
 	spans    []span      // where each of calls is written in content
 	indexes  map[int]int // the parser's call numbers (or -1, -2, … for Ollama's) to the reply's
 	at       int         // its message's index in the conversation, once kept there
+	cut      Reason      // what ended the reply before the model did; "" when nothing did
 }
 
 // span is where a call is written in a reply's content.

@@ -18,6 +18,8 @@ import (
 	"github.com/toolscope/toolscope/llm/demo"
 	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
+	"github.com/toolscope/toolscope/llm/openai"
+	"github.com/toolscope/toolscope/llm/openai/openaitest"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
 )
@@ -407,6 +409,101 @@ func TestCancelWhileModelStreams(t *testing.T) {
 	if partial, note := conv.Messages[n-2], conv.Messages[n-1]; partial.Role != llm.RoleAssistant || partial.Content == "" || !strings.HasPrefix("I am thinking about", partial.Content) ||
 		note.Role != llm.RoleAssistant || note.Content != "(stopped by the user)" {
 		t.Fatalf("conversation ends with %+v, %+v; want the partial reply, then the note", partial, note)
+	}
+}
+
+// A stop while the model writes a call cuts the call, and the model did
+// not write it broken: no parser's complaint reaches the page or the
+// model, which reads that the user stopped it, as of a stopped tool.
+func TestCancelWhileCallStreams(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	partial := "<tool_call>\n{\"name\": \"send_mail\", \"arguments\": {\"to\": \"a@"
+	f.server.Reply(ollamatest.Reply{Text: partial, Hold: true}, ollamatest.Reply{Text: "Not sent."})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	var events []agent.Event
+	conv := &agent.Conversation{}
+	res := f.agent.Run(ctx, conv, "mail a", func(e agent.Event) {
+		events = append(events, e)
+		if e.Type == agent.Token && strings.Contains(e.Text, "@") {
+			once.Do(cancel)
+		}
+	})
+	if res.Reason != agent.Cancelled {
+		t.Fatalf("result = %+v, want cancelled", res)
+	}
+	if invalid := ofType(events, agent.ToolCallInvalid); len(invalid) != 0 {
+		t.Fatalf("a stopped call was reported invalid: %+v", invalid[0].Call)
+	}
+	cut := ofType(events, agent.ToolCallCut)
+	if len(cut) != 1 || cut[0].Reason != agent.Cancelled || cut[0].Call.Reason != "stopped by the user" || !strings.Contains(cut[0].Call.Raw, "send_mail") {
+		t.Fatalf("tool_call_cut events = %+v, want one for the stopped call", cut)
+	}
+
+	f.run(context.Background(), conv, "Did you send it?")
+	prompt := f.server.Requests()[1].Prompt
+	want := partial + "<|im_end|>\n" +
+		"<|im_start|>user\n<tool_response>\n{\"error\":\"stopped by the user\"}\n</tool_response><|im_end|>\n" +
+		"<|im_start|>assistant\n(stopped by the user)<|im_end|>\n"
+	if !strings.Contains(prompt, want) || strings.Contains(prompt, streamparser.Unclosed) {
+		t.Fatalf("the next prompt does not say the user stopped the call\nwant: %q\nin: %q", want, prompt)
+	}
+}
+
+// A reply that the context or token limit cut off is no answer, from
+// Ollama ("done_reason": "length") or an OpenAI-compatible server
+// ("finish_reason": "length"), and a call it cut is not the model's
+// mistake either.
+func TestReplyCutAtTheLengthLimit(t *testing.T) {
+	ollamaCut := func(t *testing.T, text string) llm.Backend {
+		server := ollamatest.New(t)
+		server.Reply(ollamatest.Reply{Text: text, DoneReason: llm.DoneLength})
+		backend, err := ollama.New(ollama.Config{Host: server.Host()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return backend
+	}
+	openaiCut := func(t *testing.T, text string) llm.Backend {
+		server := openaitest.New(t)
+		server.Reply(openaitest.Reply{Text: text, FinishReason: llm.DoneLength})
+		backend, err := openai.New(openai.Config{BaseURL: server.URL()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return backend
+	}
+	for name, cut := range map[string]func(*testing.T, string) llm.Backend{"ollama": ollamaCut, "openai": openaiCut} {
+		t.Run(name+"/text", func(t *testing.T) {
+			a := agent.New(agent.Config{Backend: cut(t, "The notes say the launch moves to")})
+			conv := &agent.Conversation{}
+			res := a.Run(t.Context(), conv, "What do the notes say?", func(agent.Event) {})
+			if res.Reason != agent.CutOff || res.Text != "The notes say the launch moves to" {
+				t.Fatalf("result = %+v, want cut off with the text so far", res)
+			}
+			if last := conv.Messages[len(conv.Messages)-1]; last.Content != "(cut off: the reply reached the length limit)" {
+				t.Fatalf("the conversation ends with %+v, want the cut said", last)
+			}
+		})
+		t.Run(name+"/call", func(t *testing.T) {
+			registry, err := tools.NewRegistry(tools.Stubs(0)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := agent.New(agent.Config{Backend: cut(t, sendMailCall("a@co.com")[:40]), Tools: registry})
+			conv := &agent.Conversation{}
+			var events []agent.Event
+			res := a.Run(t.Context(), conv, "mail a", func(e agent.Event) { events = append(events, e) })
+			cutCalls := ofType(events, agent.ToolCallCut)
+			if res.Reason != agent.CutOff || len(ofType(events, agent.ToolCallInvalid)) != 0 ||
+				len(cutCalls) != 1 || cutCalls[0].Reason != agent.CutOff || len(ofType(events, agent.ToolStarted)) != 0 {
+				t.Fatalf("result = %+v, cut calls %+v: want the call cut off, not invalid, and not run", res, cutCalls)
+			}
+			if responses := conv.Messages[len(conv.Messages)-2]; responses.Content != "<tool_response>\n{\"error\":\"not run: the reply was cut off\"}\n</tool_response>" {
+				t.Fatalf("the cut call's response = %q", responses.Content)
+			}
+		})
 	}
 }
 

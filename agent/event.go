@@ -37,6 +37,14 @@ const (
 // meant to make, but wrote where it is not run. Round, Text.
 const ToolCallInThinking Type = "tool_call_in_thinking"
 
+// ToolCallCut reports a call that the reply was cut off inside, not by
+// the model: a stop, a failed stream or the length limit ended the reply
+// there (Reason: Cancelled, Failed or CutOff, as the run then finishes).
+// The call is not run, and is not the model's mistake: Call.Reason is
+// what the model is told, never a parser's complaint. Round, Call with
+// Raw and Reason, Reason.
+const ToolCallCut Type = "tool_call_cut"
+
 // ToolsSelected reports which tools a run offers the model, when tool
 // retrieval chose them out of many (see [Selector]): it comes right after
 // RunStarted, before round 1. Selection.
@@ -60,6 +68,7 @@ const (
 	Returned  Reason = "tool_calls" // the model called tools the caller runs (Config.ReturnCalls)
 	MaxRounds Reason = "max_rounds" // the round limit was reached
 	Cancelled Reason = "cancelled"  // the caller cancelled the run
+	CutOff    Reason = "cut_off"    // the model's reply reached its context or token limit
 	Failed    Reason = "error"      // the backend failed; an Error event says how
 )
 

@@ -54,7 +54,7 @@ type Sampling struct {
 	// Seed makes sampling repeatable on servers that honour it.
 	Seed *int64 `json:"seed,omitempty"`
 	// MaxTokens bounds the reply's length in tokens; a reply cut by it
-	// ends with Stats.DoneReason "length".
+	// ends with Stats.DoneReason DoneLength.
 	MaxTokens *int `json:"max_tokens,omitempty"`
 }
 
@@ -114,6 +114,10 @@ type ToolCall struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 }
+
+// DoneLength is the Stats.DoneReason of a reply cut off by the model's
+// context or token limit, in Ollama's words and OpenAI's alike.
+const DoneLength = "length"
 
 // Stats are the counters a backend reports when a reply is done.
 // Durations are in nanoseconds in JSON, as Ollama reports them.

@@ -365,7 +365,7 @@ func missing(e agent.Event) string {
 		has, field = e.Selection != nil, "selection"
 	case agent.RoundStarted:
 		has, field = e.Input != nil, "input"
-	case agent.ToolCallOpened, agent.ToolCallDelta, agent.ToolCallParsed, agent.ToolCallInvalid, agent.ToolStarted, agent.ToolFinished:
+	case agent.ToolCallOpened, agent.ToolCallDelta, agent.ToolCallParsed, agent.ToolCallInvalid, agent.ToolCallCut, agent.ToolStarted, agent.ToolFinished:
 		has, field = e.Call != nil, "call"
 	case agent.RoundFinished:
 		has, field = e.Stats != nil, "stats"

@@ -35,6 +35,7 @@ var endedHow = map[agent.Reason]string{
 	agent.Returned:  "it returned its tool calls to the client",
 	agent.MaxRounds: "it reached its round limit",
 	agent.Cancelled: "it was cancelled",
+	agent.CutOff:    "its reply reached the model's context or token limit",
 	agent.Failed:    "it failed",
 }
 

@@ -38,6 +38,7 @@ const (
 	exitOK          = 0
 	exitError       = 1
 	exitUsage       = 2
+	exitCutOff      = 3   // the reply reached the model's context or token limit
 	exitInterrupted = 130 // as shells report a process ended by Ctrl-C
 )
 

@@ -262,6 +262,34 @@ func TestMaxRoundsExitsWithError(t *testing.T) {
 	}
 }
 
+// A reply cut at the length limit is not an answer: run says so and exits
+// with its own code, the text so far still on stdout.
+func TestCutOffReplyHasItsOwnExitCode(t *testing.T) {
+	server := ollamatest.New(t)
+	server.Reply(ollamatest.Reply{Text: "The notes say the launch moves to", DoneReason: "length"})
+	r := toolscope(t, "", "run", "--ollama-host", server.Host(), "What do the notes say?")
+	if r.code != exitCutOff || r.stdout != "The notes say the launch moves to\n" ||
+		!strings.Contains(r.stderr, "cut off: the model reached its context or token limit") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, the text so far and the cut said", r.code, r.stdout, r.stderr, exitCutOff)
+	}
+}
+
+// A model that loops until Ollama's repeat guard stops it is said as such,
+// with what helps, not as a cut connection.
+func TestLoopingModelIsSaidWithWhatHelps(t *testing.T) {
+	server := ollamatest.New(t)
+	server.Reply(ollamatest.Reply{Text: "The answer is" + strings.Repeat(" the", 60), RepeatGuard: true})
+	r := toolscope(t, "", "run", "--ollama-host", server.Host(), "What is the answer?")
+	for _, want := range []string{`the model repeated itself, writing "the" more than 30 times in a row, and Ollama stopped the reply`, "next step: give the model a repeat penalty", "or run with another --model"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if r.code != exitError || strings.Contains(r.stderr, "connection was cut") {
+		t.Errorf("exit %d, stderr %q: want %d, and no word of a cut connection", r.code, r.stderr, exitError)
+	}
+}
+
 func TestChatKeepsHistory(t *testing.T) {
 	server := ollamatest.New(t)
 	server.Reply(ollamatest.Reply{Text: "Hello!"}, ollamatest.Reply{Text: "You said hi."}, ollamatest.Reply{Text: "Fresh."})

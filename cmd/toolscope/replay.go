@@ -49,8 +49,11 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case reason == "":
 		fmt.Fprintln(stderr, "toolscope replay: the recording ends before the run did: what it holds was played")
 	}
-	if reason == agent.Answered {
+	switch reason {
+	case agent.Answered:
 		return exitOK
+	case agent.CutOff:
+		return exitCutOff
 	}
 	return exitError
 }

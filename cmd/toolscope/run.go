@@ -64,6 +64,8 @@ func exitCode(res agent.Result) int {
 		return exitOK
 	case agent.Cancelled:
 		return exitInterrupted
+	case agent.CutOff:
+		return exitCutOff
 	}
 	return exitError
 }

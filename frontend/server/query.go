@@ -100,6 +100,8 @@ func collect(run *runs.Run, c *fiber.Ctx) (answer queryAnswer, failure string) {
 				failure = ""
 			case agent.Cancelled:
 				failure = "the run was stopped before it answered"
+			case agent.CutOff:
+				failure = "the reply was cut off: the model reached its context or token limit"
 			}
 		}
 	}

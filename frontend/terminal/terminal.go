@@ -65,6 +65,12 @@ func (r *Renderer) Render(e agent.Event) {
 		r.said.WriteString(e.Text)
 	case agent.ToolCallInvalid:
 		fmt.Fprintf(r.Log, "invalid tool call: %s\n  raw: %s\n", e.Call.Reason, oneLine(e.Call.Raw))
+	case agent.ToolCallCut:
+		how := "cut off"
+		if e.Reason == agent.Cancelled {
+			how = "stopped"
+		}
+		fmt.Fprintf(r.Log, "%s: partial tool call, not run\n  raw: %s\n", how, oneLine(e.Call.Raw))
 	case agent.ToolCallInThinking:
 		fmt.Fprintf(r.Log, "a tool call inside thinking was not run: the reply ended inside thinking after %s\n", printable(e.Text))
 	case agent.ToolFinished:
@@ -187,6 +193,13 @@ func (r *Renderer) runFinished(e agent.Event) {
 		fmt.Fprintf(r.Log, "stopped: the model still called tools after %s (raise --max-rounds)\n", plural(e.Rounds, "round"))
 	case agent.Cancelled:
 		fmt.Fprintln(r.Log, "stopped by the user")
+	case agent.CutOff:
+		// The text so far is still what the model wrote; the exit code
+		// and this line tell a script and a person that it is not whole.
+		if e.Text != "" {
+			fmt.Fprintln(r.Out, printable(e.Text))
+		}
+		fmt.Fprintln(r.Log, "cut off: the model reached its context or token limit")
 	}
 }
 

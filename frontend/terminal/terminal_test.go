@@ -72,6 +72,21 @@ func TestRendererStops(t *testing.T) {
 	}
 }
 
+// A call cut by a stop or a limit is said as such, not as an invalid call.
+func TestRendererSaysACallWasCut(t *testing.T) {
+	for reason, want := range map[agent.Reason]string{
+		agent.Cancelled: "stopped: partial tool call, not run\n  raw: {\"name\": \"send_mail\"\n",
+		agent.CutOff:    "cut off: partial tool call, not run\n  raw: {\"name\": \"send_mail\"\n",
+	} {
+		var out, log strings.Builder
+		r := &Renderer{Out: &out, Log: &log}
+		r.Render(agent.Event{Type: agent.ToolCallCut, Reason: reason, Call: &agent.Call{Raw: "\n{\"name\": \"send_mail\"", Reason: "stopped by the user"}})
+		if log.String() != want {
+			t.Errorf("%s: log %q, want %q", reason, log.String(), want)
+		}
+	}
+}
+
 // A chat renders many runs with one Renderer: the model and tools lines
 // come once, and again only when they change.
 func TestRendererSaysModelAndToolsOnce(t *testing.T) {

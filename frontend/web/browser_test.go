@@ -519,6 +519,40 @@ func TestStop(t *testing.T) {
 	}
 }
 
+// TestStopWhileACallStreams stops the demo model while it writes a call:
+// a stop is no parse error, so the call's card says it was stopped, and
+// the model is told the user stopped it, not that it wrote a broken call.
+func TestStopWhileACallStreams(t *testing.T) {
+	t.Parallel()
+	s := demoModel(0)
+	s.DemoDelay = 100 * time.Millisecond // a call takes seconds to write: time to press Stop
+	p := open(t, serve(t, s))
+	p.send("Send an email to john@example.com about tomorrow's standup")
+	p.waitFor("the call to stream", `document.querySelector('.step-call-live.is-live [data-slot=text]')?.textContent.includes('send_mail')`)
+	p.do(chromedp.Click(chromedp.ID("stop")))
+
+	if reason := p.waitEnd(1); reason != agent.Cancelled {
+		t.Fatalf("the run ended %q, want %q", reason, agent.Cancelled)
+	}
+	p.screenshot("stopped-inside-a-call")
+	r := p.turns()[0].Rounds[0]
+	if ks := kinds(r); slices.Contains(ks, "call-invalid") {
+		t.Fatalf("a stopped call is drawn as an invalid one: %v", ks)
+	}
+	call := step(t, r, "call-live")
+	if call.Title != "Stopped: partial call" || !strings.Contains(call.Body, "send_mail") {
+		t.Errorf("the stopped call reads %q: %q, want \"Stopped: partial call\" over its characters so far", call.Title, call.Body)
+	}
+	if !eval[bool](p, `document.querySelector('.step-call-live').classList.contains('is-partial')`) {
+		t.Error("the stopped call is not marked partial")
+	}
+	response := step(t, r, "response").Body
+	contains(t, "the response the model reads", response, `{"error":"stopped by the user"}`)
+	if strings.Contains(response, "ended inside the call") {
+		t.Errorf("the model is told it wrote a broken call: %s", response)
+	}
+}
+
 // TestKeysAndHistory checks that Shift+Enter is a new line, Enter sends,
 // and a follow-up's input holds the earlier turn.
 func TestKeysAndHistory(t *testing.T) {
@@ -858,9 +892,12 @@ func TestPartialReply(t *testing.T) {
 		reply  ollamatest.Reply
 		reason agent.Reason
 		title  string
+		notice string // the notice's title, when the turn has one
 	}{
-		{"stopped", ollamatest.Reply{Text: "I couldn't find the", Hold: true}, agent.Cancelled, "Stopped: partial reply"},
-		{"error", ollamatest.Reply{Text: "I couldn't find the", Error: "llama runner process has terminated"}, agent.Failed, "Cut off: partial reply"},
+		{"stopped", ollamatest.Reply{Text: "I couldn't find the", Hold: true}, agent.Cancelled, "Stopped: partial reply", "Stopped"},
+		{"error", ollamatest.Reply{Text: "I couldn't find the", Error: "llama runner process has terminated"}, agent.Failed, "Cut off: partial reply", ""},
+		{"length", ollamatest.Reply{Text: "I couldn't find the", DoneReason: "length"}, agent.CutOff, "Cut off: partial reply",
+			"Cut off: the model reached its context or token limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -877,9 +914,13 @@ func TestPartialReply(t *testing.T) {
 				t.Fatalf("the run ended %q, want %q", reason, tt.reason)
 			}
 			p.screenshot("partial-" + tt.name)
-			reply := step(t, p.turns()[0].Rounds[0], "answer")
+			round := p.turns()[0].Rounds[0]
+			reply := step(t, round, "answer")
 			if reply.Title != tt.title || reply.Body != "I couldn't find the" {
 				t.Errorf("the cut reply reads %q: %q, want %q over the text so far", reply.Title, reply.Body, tt.title)
+			}
+			if tt.notice != "" {
+				contains(t, "the notice", step(t, round, "notice").Title, tt.notice)
 			}
 			card := `document.querySelector('.step-answer')`
 			if eval[bool](p, card+`.classList.contains('is-final')`) {

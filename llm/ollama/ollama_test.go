@@ -315,6 +315,50 @@ func TestCutStreamDeliversWhatArrived(t *testing.T) {
 	}
 }
 
+// Ollama stops a model that writes one token over and over, ending the
+// stream as a cut connection does: no done line, HTTP 200. The server is
+// fine, so the error says the model looped and what helps, not that the
+// connection was cut; a stream cut after fewer repeats is still a cut.
+func TestRepeatGuardIsNotACutConnection(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply ollamatest.Reply
+		want  string // the reply as far as it came
+		fix   bool   // the error is the repeat guard's, with its fix
+	}{
+		{"in the reply", ollamatest.Reply{Text: "The answer is" + strings.Repeat(" the", 60), RepeatGuard: true},
+			"The answer is" + strings.Repeat(" the", ollamatest.RepeatLimit+1), true},
+		// Blank lines, each a token, as a model that loops on them sends them.
+		{"blank, in thinking", ollamatest.Reply{Thinking: "Hmm." + strings.Repeat("\n\n", 45), Split: ollamatest.SplitEvery(2), RepeatGuard: true},
+			"Hmm." + strings.Repeat("\n\n", ollamatest.RepeatLimit+1), true},
+		{"cut before the limit", ollamatest.Reply{Text: strings.Repeat(" the", ollamatest.RepeatLimit-1) + " end", CutAfter: ollamatest.RepeatLimit - 1},
+			strings.Repeat(" the", ollamatest.RepeatLimit-1), false},
+	}
+	for _, mode := range []llm.Mode{llm.ModeRaw, llm.ModeChat} {
+		for _, tt := range tests {
+			t.Run(string(mode)+"/"+tt.name, func(t *testing.T) {
+				s := ollamatest.New(t)
+				s.Reply(tt.reply)
+				r := stream(t.Context(), newBackend(t, s, ollama.Config{Mode: mode}), llm.Input{Mode: mode, Messages: conversation, Prompt: "hi"})
+				if got := r.thinking + r.content; got != tt.want {
+					t.Errorf("reply %q, want %q: what came before the stop", got, tt.want)
+				}
+				var e *llm.Error
+				looped := errors.As(r.err, &e) && strings.Contains(e.Problem, "the model repeated itself") && strings.Contains(e.Problem, "Ollama stopped the reply")
+				if looped != tt.fix {
+					t.Fatalf("error = %v; repeat guard's: %v, want %v", r.err, looped, tt.fix)
+				}
+				if !tt.fix {
+					return
+				}
+				if e.Fix == nil || !strings.Contains(e.Fix.Do, "repeat_penalty") || e.Fix.Setting != llm.SettingModel || strings.Contains(e.Error(), "connection") {
+					t.Errorf("error %q, fix %+v: want what helps, and no word of a cut connection", e.Problem, e.Fix)
+				}
+			})
+		}
+	}
+}
+
 func TestUnreachable(t *testing.T) {
 	addr := nettest.ClosedAddress(t)
 	b, err := ollama.New(ollama.Config{Host: addr})

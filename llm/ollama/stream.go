@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 
@@ -14,6 +15,48 @@ import (
 
 // errNoDone reports a stream that stopped before its done line.
 var errNoDone = errors.New("Ollama's reply ended before it was done (no done line): the server may have stopped or the connection was cut")
+
+// repeatLimit is Ollama's guard against a model that loops: Ollama 0.17.4
+// (llm/server.go) compares each piece the model writes, spaces trimmed,
+// with the one before, and once one would come more than 30 times in a
+// row it ends the reply before that piece, with HTTP 200 and no done
+// line, as a cut connection ends it.
+const repeatLimit = 30
+
+// repeats counts, as Ollama's guard does, how many times in a row the
+// reply's latest piece repeated the one before it.
+type repeats struct {
+	piece string // the latest piece, spaces trimmed
+	n     int
+}
+
+func (r *repeats) add(piece string) {
+	if p := strings.TrimSpace(piece); p == r.piece {
+		r.n++
+	} else {
+		r.piece, r.n = p, 0
+	}
+}
+
+// stoppedByGuard reports whether a reply that ended with no done line
+// ended where Ollama's guard stops one: it had sent all the repeats the
+// guard allows, and the next would have been one too many.
+func (r repeats) stoppedByGuard() bool { return r.n >= repeatLimit }
+
+// errRepeated says that Ollama's guard stopped a model that wrote piece
+// over and over: the server is fine, the model looped, as small models
+// do, and sampling that discourages repeats or another model helps.
+func errRepeated(piece string) error {
+	what := fmt.Sprintf("%q", piece)
+	if piece == "" {
+		what = "blank space"
+	}
+	return &llm.Error{Op: "stream",
+		Problem: fmt.Sprintf("the model repeated itself, writing %s more than %d times in a row, and Ollama stopped the reply there: the reply is cut off", what, repeatLimit),
+		Fix: &llm.Fix{Do: "give the model a repeat penalty or a higher temperature (PARAMETER repeat_penalty 1.2 and PARAMETER temperature 0.8 in a Modelfile, or temperature in a /v1 request); small models fall into such loops more than larger ones",
+			Setting: llm.SettingModel},
+		Err: errNoDone}
+}
 
 // Stream sends in to Ollama and calls fn with each piece of the reply: raw
 // mode sends in.Prompt to /api/generate, chat mode sends in.Messages to
@@ -107,15 +150,19 @@ func (b *Backend) options(ctx context.Context, o *llm.Sampling) (map[string]any,
 
 // reply follows one streamed reply.
 type reply struct {
-	fn    func(llm.Chunk) error
-	fnErr error // fn's error, returned as it is
-	done  bool
-	stats llm.Stats
+	fn      func(llm.Chunk) error
+	fnErr   error // fn's error, returned as it is
+	done    bool
+	stats   llm.Stats
+	repeats repeats
 }
 
 // line handles one NDJSON line: a piece of the reply, the done line, or
 // both.
 func (r *reply) line(c llm.Chunk, done bool, reason string, m api.Metrics) error {
+	if c.Content != "" || c.Thinking != "" {
+		r.repeats.add(c.Thinking + c.Content)
+	}
 	if c.Content != "" || c.Thinking != "" || len(c.ToolCalls) > 0 {
 		if err := r.fn(c); err != nil {
 			r.fnErr = err
@@ -150,6 +197,8 @@ func (b *Backend) finish(ctx context.Context, r *reply, err error) error {
 		// The client reads the body until it fails and then returns
 		// nil, so a canceled stream looks like a short one.
 		return ctx.Err()
+	case r.repeats.stoppedByGuard():
+		return errRepeated(r.repeats.piece)
 	default:
 		return errNoDone
 	}

@@ -89,6 +89,7 @@ function summarize(snap) {
         break;
       case 'tool_call_parsed':
       case 'tool_call_invalid':
+      case 'tool_call_cut':
         round(e.round).calls.set(e.call.index, { call: e.call, error: e.call.reason });
         break;
       case 'tool_finished':

@@ -20,6 +20,7 @@ const stepOf = {
   tool_call_delta: 'call',
   tool_call_parsed: 'call',
   tool_call_invalid: 'call',
+  tool_call_cut: 'call',
   tool_started: 'tool',
   tool_finished: 'tool',
   tool_response: 'response',

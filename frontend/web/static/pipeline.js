@@ -96,9 +96,7 @@ class Round {
    */
   cutShort(reason) {
     if (this.replied || !this.answer) return;
-    this.answer.classList.add('is-partial');
-    title(this.answer, reason === 'cancelled' ? 'Stopped: partial reply' : 'Cut off: partial reply');
-    this.answer.querySelector('.step-icon').replaceChildren(clone('tpl-icon-partial'));
+    partial(this.answer, reason === 'cancelled' ? 'Stopped: partial reply' : 'Cut off: partial reply');
   }
 
   /** close ends everything still live in the round, when the run is over. */
@@ -114,6 +112,13 @@ class Round {
 export function fold(card, text) {
   fill(card, { preview: shorten(text.replace(/\s+/g, ' ').trim(), 160) });
   card.querySelector('details').open = false;
+}
+
+/** partial marks a card whose text a stop, an error or a limit cut short. */
+function partial(card, heading) {
+  card.classList.add('is-partial');
+  title(card, heading);
+  card.querySelector('.step-icon').replaceChildren(clone('tpl-icon-partial'));
 }
 
 function meta(card, text) {
@@ -333,6 +338,22 @@ const handlers = {
     endCall(r, e.call);
   },
 
+  // A stop, an error or the length limit ended the reply inside a call:
+  // the model did not write it broken, so it is no invalid call.
+  tool_call_cut(e) {
+    const r = this.round(e.round);
+    let card = r.calls.get(e.call.index);
+    if (!card) {
+      card = r.add('call-live');
+      slot(card, 'text').append(e.call.raw ?? '');
+      r.calls.set(e.call.index, card);
+    }
+    card.classList.remove('is-live');
+    partial(card, e.reason === 'cancelled' ? 'Stopped: partial call' : 'Cut off: partial call');
+    meta(card, `not run · call ${e.call.index + 1}`);
+    endCall(r, e.call);
+  },
+
   tool_call_in_thinking(e) {
     // The reply ended before </think>, after a call the model wrote there.
     this.notice(this.round(e.round), 'A tool call inside thinking was not run',
@@ -408,9 +429,10 @@ const handlers = {
     const r = this.round(e.round);
     r.endReply();
     const s = e.stats ?? {};
-    // A reply cut by a stop or an error has no counters; the error event says why.
-    r.replied = Boolean(s.done_reason);
-    if (!r.replied) return;
+    // A reply cut by a stop or an error has no counters; the error event
+    // says why. One cut at the length limit has them, but is cut all the same.
+    r.replied = Boolean(s.done_reason) && s.done_reason !== 'length';
+    if (!s.done_reason) return;
     const seconds = (s.eval_ms ?? 0) / 1000;
     fill(r.el, {
       prompt_tokens: plural(s.prompt_tokens ?? 0, 'token'),
@@ -443,12 +465,16 @@ const handlers = {
       this.announce?.(e.text);
     } else if (e.reason === 'cancelled') {
       this.notice(last, 'Stopped', 'The model request and any running tool were cancelled. What happened so far stays in the conversation.');
+    } else if (e.reason === 'cut_off') {
+      this.notice(last, 'Cut off: the model reached its context or token limit',
+        'The reply stopped before the model finished it, so it is not an answer. Ask for something shorter, start a new conversation, ' +
+        'or give the model more room: a larger context for Ollama (OLLAMA_CONTEXT_LENGTH=16384 ollama serve), or a larger max_tokens.');
     } else if (e.reason === 'max_rounds') {
       this.notice(last, 'Round limit reached',
         `The model was still calling tools after ${plural(e.rounds, 'round')}. Raise “Max rounds” in Settings, or ask again.`);
     }
     const end = slot(this.turn, 'end');
-    const how = { answered: 'Answered', cancelled: 'Stopped', max_rounds: 'Round limit reached', error: 'Failed' }[e.reason] ?? e.reason;
+    const how = { answered: 'Answered', cancelled: 'Stopped', cut_off: 'Cut off', max_rounds: 'Round limit reached', error: 'Failed' }[e.reason] ?? e.reason;
     end.textContent = `${how} · ${plural(e.rounds ?? 0, 'round')} · ${duration(e.at_ms ?? 0)}`;
     end.dataset.reason = e.reason;
     end.hidden = false;

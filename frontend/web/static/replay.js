@@ -18,7 +18,7 @@ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
  */
 const REQUIRED = {
   run_started: 'run', tools_selected: 'selection', round_started: 'input',
-  tool_call_opened: 'call', tool_call_delta: 'call', tool_call_parsed: 'call', tool_call_invalid: 'call',
+  tool_call_opened: 'call', tool_call_delta: 'call', tool_call_parsed: 'call', tool_call_invalid: 'call', tool_call_cut: 'call',
   tool_started: 'call', tool_finished: 'call', round_finished: 'stats', paused: 'pause', edited: 'change',
 };
 

@@ -65,6 +65,11 @@ type Reply struct {
 	// CutAfter > 0 ends the response without a done line after at most
 	// this many lines, as when a server dies or a connection drops.
 	CutAfter int
+	// RepeatGuard stops the reply as Ollama 0.17.4 stops a model that
+	// loops: once one piece, spaces trimmed, would come more than
+	// RepeatLimit times in a row, the response ends before it, with no
+	// done line and no error.
+	RepeatGuard bool
 	// Hold, after the pieces, sends nothing more and waits until the
 	// request's context ends (the client gives up) or the test ends.
 	Hold bool
@@ -259,10 +264,14 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request) {
 	}
 	st := stream{rc: http.NewResponseController(w), enc: json.NewEncoder(w), model: body.Model, chat: r.URL.Path == "/api/chat"}
 	lines := st.pieces(q)
+	cutAfter := q.CutAfter
+	if n, looped := repeatCut(q.texts()); q.RepeatGuard && looped && (cutAfter == 0 || n < cutAfter) {
+		cutAfter = n
+	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	for i, l := range lines {
-		if q.CutAfter > 0 && i == q.CutAfter {
+		if cutAfter > 0 && i == cutAfter {
 			return
 		}
 		if i > 0 && q.Pace > 0 {
@@ -280,7 +289,7 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch {
-	case q.CutAfter > 0:
+	case cutAfter > 0:
 		// a cut reply has no done line
 	case q.Hold:
 		select {
@@ -310,18 +319,53 @@ func (st stream) send(line any) error {
 	return st.rc.Flush()
 }
 
+// split cuts s into the reply's pieces.
+func (r Reply) split(s string) []string {
+	if r.Split == nil {
+		return SplitTokens(s)
+	}
+	return r.Split(s)
+}
+
+// texts are the reply's pieces, a line each: thinking, then content.
+func (r Reply) texts() []string {
+	return append(r.split(r.Thinking), r.split(r.Text)...)
+}
+
+// RepeatLimit is how many times in a row Ollama 0.17.4 lets a model
+// repeat one piece, as its llm/server.go counts: "30 picked as an
+// arbitrary max token repeat limit".
+const RepeatLimit = 30
+
+// repeatCut reports whether Ollama's repeat guard would stop a reply
+// streamed as pieces, and after how many of them. Ollama compares each
+// piece, spaces trimmed, with the one before (the first with ""), and
+// ends the prediction before sending the piece that repeats it more
+// than RepeatLimit times.
+func repeatCut(pieces []string) (sent int, looped bool) {
+	var last string
+	repeats := 0
+	for i, p := range pieces {
+		if t := strings.TrimSpace(p); t == last {
+			repeats++
+		} else {
+			last, repeats = t, 0
+		}
+		if repeats > RepeatLimit {
+			return i, true
+		}
+	}
+	return len(pieces), false
+}
+
 // pieces builds the lines before the done line: thinking, then content,
 // then (chat only) the tool calls.
 func (st stream) pieces(q queued) []any {
-	split := q.Split
-	if split == nil {
-		split = SplitTokens
-	}
 	var lines []any
-	for _, p := range split(q.Thinking) {
+	for _, p := range q.split(q.Thinking) {
 		lines = append(lines, st.line(api.Message{Thinking: p}))
 	}
-	for _, p := range split(q.Text) {
+	for _, p := range q.split(q.Text) {
 		lines = append(lines, st.line(api.Message{Content: p}))
 	}
 	if st.chat && len(q.calls) > 0 {

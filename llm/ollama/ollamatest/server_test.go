@@ -201,6 +201,9 @@ func TestStreamEndings(t *testing.T) {
 		{"cut after everything", ollamatest.Reply{Text: "a", CutAfter: 5}, []string{"a"}},
 		{"error line", ollamatest.Reply{Text: "a", Error: "runner crashed"}, []string{"a", "error: runner crashed"}},
 		{"empty text", ollamatest.Reply{}, []string{"done"}},
+		// Ollama sends a piece and 30 repeats of it, then stops.
+		{"repeat guard", ollamatest.Reply{Text: "a" + strings.Repeat(" b", 40), RepeatGuard: true}, append([]string{"a"}, slices.Repeat([]string{" b"}, 31)...)},
+		{"repeats within the guard", ollamatest.Reply{Text: strings.Repeat(" b", 31), RepeatGuard: true}, append(slices.Repeat([]string{" b"}, 31), "done")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
