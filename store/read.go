@@ -96,7 +96,7 @@ func (s *Store) Find(query string, limit int) ([]runs.Summary, error) {
 		limit = -1 // SQLite's "no limit"
 	}
 	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(query) + "%"
-	rows, err := s.db.Query(`SELECT id, source, user_agent, message, status, started_at, forked_from FROM runs
+	rows, err := s.db.Query(`SELECT id, source, user_agent, message, status, started_at, forked_from, model FROM runs
 		WHERE status != ?3 AND (message LIKE ?1 ESCAPE '\' OR answer LIKE ?1 ESCAPE '\' OR model LIKE ?1 ESCAPE '\'
 			OR tools LIKE ?1 ESCAPE '\' OR status LIKE ?1 ESCAPE '\')
 		ORDER BY started_at DESC LIMIT ?2`, like, limit, statusRunning)
@@ -109,7 +109,7 @@ func (s *Store) Find(query string, limit int) ([]runs.Summary, error) {
 		var sum runs.Summary
 		var started int64
 		var fork string
-		if err := rows.Scan(&sum.ID, &sum.Source, &sum.UserAgent, &sum.Message, &sum.Status, &started, &fork); err != nil {
+		if err := rows.Scan(&sum.ID, &sum.Source, &sum.UserAgent, &sum.Message, &sum.Status, &started, &fork, &sum.Model); err != nil {
 			return nil, classify(s.path, err)
 		}
 		sum.Started = time.UnixMicro(started)
