@@ -156,7 +156,7 @@ func (s *Server) conversationAfter(req runRequest) (*agent.Conversation, error) 
 	}
 	run, ok := s.cfg.Hub.Get(req.AfterRun)
 	if !ok {
-		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf(`"after_run": no run %q: it never existed or has expired`, req.AfterRun))
+		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf(`"after_run": no run %q: it never existed or has expired; send your message in a new conversation`, req.AfterRun))
 	}
 	snap := run.Snapshot()
 	if !snap.Done {

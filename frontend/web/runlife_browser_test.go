@@ -48,6 +48,8 @@ func TestFollowUpToAnOpenedRunContinuesIt(t *testing.T) {
 		}
 		url := serveWithHistory(t, dir)
 		p := open(t, url+"/#run="+id)
+		setup := fmt.Sprintf(`document.querySelector('#run-list .run-item[data-id=%q] .run-setup')?.textContent`, id)
+		p.waitFor("the stored run in the Runs panel, with what it ran on", setup+` === 'toolscope-demo · hermes · raw'`)
 		if reason := p.waitEnd(1); reason != agent.Answered {
 			t.Fatalf("the linked run shows it ended %q, want %q", reason, agent.Answered)
 		}
@@ -107,10 +109,12 @@ func (p *page) checkExport(id string) {
 	if got["download"] != "toolscope-"+id+".jsonl" {
 		p.t.Errorf("Export saves as %q", got["download"])
 	}
-	link := eval[string](p, `document.querySelector('#chat .turn .run-link').href`)
-	if want := eval[string](p, `location.origin`) + "/#run=" + id; link != want {
-		p.t.Errorf("Copy link copies %q, want %q", link, want)
+	link := `document.querySelector('#chat .turn .run-link')`
+	if got, want := eval[string](p, link+`.href`), eval[string](p, `location.origin`)+"/#run="+id; got != want {
+		p.t.Errorf("Copy link copies %q, want %q", got, want)
 	}
+	_ = eval[chromedp.Void](p, link+`.click()`)
+	p.waitFor("Copy link to say it copied", link+`.textContent === 'Link copied'`)
 }
 
 // TestReloadMidRunFollowsTheRunAgain reloads the page while a tool runs:

@@ -66,9 +66,18 @@ export function addRunActions(turn, id, { exportable }) {
   };
 }
 
-/** copy puts text on the clipboard, also where the page is not a secure context (an http:// address on the LAN). */
+/**
+ * copy puts text on the clipboard. The Clipboard API exists only in a
+ * secure context, which an http:// address on the LAN is not, and may be
+ * refused: then the older way.
+ */
 async function copy(text) {
-  if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+  try {
+    await navigator.clipboard.writeText(text);
+    return;
+  } catch {
+    // falls through
+  }
   const area = Object.assign(document.createElement('textarea'), { value: text });
   document.body.append(area);
   area.select();
