@@ -32,6 +32,11 @@ func TestFollowUpToAnOpenedRunContinuesIt(t *testing.T) {
 		p.do(chromedp.Click(fmt.Sprintf(`#run-list .run-item[data-id=%q]`, id)))
 		p.waitEnd(1)
 		p.followUp("Send her the agenda")
+		for _, size := range [][2]int64{{1280, 720}, {420, 800}} {
+			p.viewport(size[0], size[1])
+			_ = eval[chromedp.Void](p, `document.querySelectorAll('#chat .turn')[1].scrollIntoView()`)
+			p.screenshot(fmt.Sprintf("follow-up-%d", size[0]))
+		}
 	})
 
 	t.Run("from its link, after a restart", func(t *testing.T) {
@@ -75,6 +80,23 @@ func (p *page) followUp(message string) {
 	if n := len(p.turns()); n != 2 {
 		p.t.Errorf("the page shows %d turns, want the opened run and its follow-up", n)
 	}
+}
+
+// runThroughAPI runs message through the run API from the page, whose
+// cookie carries its token, and returns the run's ID once it has
+// finished.
+func (p *page) runThroughAPI(message string) string {
+	p.t.Helper()
+	id, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](fmt.Sprintf(`(async () => {
+  const res = await fetch('/api/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ message: %q }) });
+  const run = await res.json();
+  await (await fetch(run.events)).text(); // the stream ends when the run has
+  return run.id;
+})()`, message), chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return id
 }
 
 // linkedRun is the run the page's address names.
@@ -158,11 +180,8 @@ func TestViewerLinkOpensALinkedRun(t *testing.T) {
 	tokens := server.NewTokens()
 	url := serveWith(t, demoModel(0), func(c *server.Config) { c.Access.Tokens = tokens })
 	operator := open(t, url+"/?token="+tokens.Operator)
-	operator.send(emailRequest)
-	operator.waitEnd(1)
-	first := operator.linkedRun()
-	operator.send("Cancel the standup meeting next Monday")
-	operator.waitEnd(2)
+	first := operator.runThroughAPI(emailRequest)
+	operator.runThroughAPI("Cancel the standup meeting next Monday")
 
 	student := openElsewhere(t, url+"/?token="+tokens.Viewer+"#run="+first)
 	if reason := student.waitEnd(1); reason != agent.Answered {

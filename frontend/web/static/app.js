@@ -113,8 +113,7 @@ function addTurn(text) {
 
 /** nameRun puts the run on screen in the address, so that a reload or the link shows it again; null for none. */
 function nameRun(id) {
-  const url = id ? `#run=${encodeURIComponent(id)}` : location.pathname + location.search;
-  if (url !== location.hash) history.replaceState(null, '', url);
+  history.replaceState(null, '', id ? `#run=${encodeURIComponent(id)}` : location.pathname + location.search);
 }
 
 /** markOffered marks the side panel's tools that the newest run offered the model. */
