@@ -360,6 +360,8 @@ type Run struct {
 	// stored: the run was loaded from an Archive (see [Restore]), not kept
 	// in memory since it ran.
 	stored bool
+	// setup is what run_started said the run runs on, for lists.
+	setup Setup
 
 	limits Limits
 
@@ -385,6 +387,9 @@ func (r *Run) append(e agent.Event) {
 	}
 	e.Seq = len(r.events) + 1
 	e = r.pause.record(e, r.limits.PauseTimeout)
+	if e.Type == agent.RunStarted {
+		r.setup = setupOf(e)
+	}
 	enc := encode(e)
 	// Room is left for the error and run_finished.
 	if e.Type != agent.RunFinished &&
@@ -569,6 +574,30 @@ type Summary struct {
 	// not from memory: an earlier start of the server ran it, or the Hub
 	// has since dropped it.
 	Stored bool `json:"stored,omitempty"`
+	Setup
+}
+
+// Setup is what a run runs on, as its run_started event says: what tells
+// apart two runs of one request. Empty before the run has started, and
+// Dialect and Mode for a run an Archive lists without them.
+type Setup struct {
+	Model   string `json:"model,omitempty"`
+	Dialect string `json:"dialect,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+}
+
+// matches reports whether the setup's model or dialect contains q, in
+// lower case.
+func (s Setup) matches(q string) bool {
+	return strings.Contains(strings.ToLower(s.Model), q) || strings.Contains(s.Dialect, q)
+}
+
+// setupOf reads a run_started event's Setup.
+func setupOf(e agent.Event) Setup {
+	if e.Run == nil {
+		return Setup{}
+	}
+	return Setup{Model: e.Run.Model, Dialect: e.Run.Dialect, Mode: string(e.Run.Mode)}
 }
 
 // Summary returns the run as a list of runs shows it.
@@ -577,7 +606,7 @@ func (r *Run) Summary() Summary {
 	defer r.mu.Unlock()
 	status := r.status()
 	return Summary{ID: r.ID, Source: r.Source, UserAgent: r.UserAgent, Message: r.Message, ForkedFrom: r.ForkedFrom,
-		Status: status, Started: r.Started, Stored: r.stored}
+		Status: status, Started: r.Started, Stored: r.stored, Setup: r.setup}
 }
 
 func newID(prefix string) string {
@@ -650,8 +679,9 @@ func (h *Hub) History() History {
 
 // Find is [Hub.List] with the Archive's runs too, those the Hub dropped
 // or a previous server ran (marked Stored), newest first, at most limit
-// of them (all for 0). A non-empty query keeps the runs whose message or status contain it, and
-// the archived runs whose model or tools do.
+// of them (all for 0). A non-empty query keeps the runs in memory whose
+// message, status, model or dialect contain it, and the archived runs the
+// Archive finds (see [Archive.Find]).
 func (h *Hub) Find(query string, limit int) ([]Summary, error) {
 	var list []Summary
 	kept := map[string]Summary{} // every run in memory, found or not
@@ -659,7 +689,7 @@ func (h *Hub) Find(query string, limit int) ([]Summary, error) {
 	q := strings.ToLower(query)
 	for _, s := range h.List() {
 		kept[s.ID] = s
-		if strings.Contains(strings.ToLower(s.Message), q) || strings.Contains(s.Status, q) {
+		if strings.Contains(strings.ToLower(s.Message), q) || strings.Contains(s.Status, q) || s.Setup.matches(q) {
 			list = append(list, s)
 			found[s.ID] = true
 		}
@@ -725,6 +755,9 @@ func Restore(s Stored) *Run {
 		changed: make(chan struct{}), events: s.Events, done: true, result: s.Result, ended: s.Ended}
 	for _, e := range s.Events {
 		r.bytes += len(e.JSON)
+	}
+	if len(s.Events) > 0 && s.Events[0].Type == agent.RunStarted {
+		r.setup = setupOf(s.Events[0].Event())
 	}
 	return r
 }

@@ -73,6 +73,12 @@ func TestAnOlderLayoutIsBroughtUpToDate(t *testing.T) {
 	if snap := r.Snapshot(); snap.Answer != "Hi!" || snap.Events[1].Text != "Hi!" {
 		t.Fatalf("old run = %+v", snap)
 	}
+	// Layout 1 did not keep a run's dialect and mode: the old run says its
+	// model alone.
+	list, err := s.Find("hello", 0)
+	if err != nil || len(list) != 1 || list[0].Setup != (runs.Setup{Model: "toolscope-demo"}) {
+		t.Fatalf("Find(hello) = %+v, %v; want the old run, with its model", list, err)
+	}
 	cut, err := s.Load("r-cut")
 	if err != nil {
 		t.Fatal(err)

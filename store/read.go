@@ -84,7 +84,7 @@ func (s *Store) loadEvents(id string) ([]runs.Encoded, error) {
 }
 
 // Find lists the finished runs recorded whose message, answer, model,
-// tools or status contain query, ignoring ASCII case (all for ""), newest
+// dialect, tools or status contain query, ignoring ASCII case (all for ""), newest
 // first, at most limit of them (all for 0). A run in progress is the
 // Hub's to list: only it knows whether the run is paused.
 func (s *Store) Find(query string, limit int) ([]runs.Summary, error) {
@@ -97,8 +97,8 @@ func (s *Store) Find(query string, limit int) ([]runs.Summary, error) {
 		limit = -1 // SQLite's "no limit"
 	}
 	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(query) + "%"
-	rows, err := s.db.Query(`SELECT id, source, user_agent, message, status, started_at, forked_from FROM runs
-		WHERE status != ?3 AND (message LIKE ?1 ESCAPE '\' OR answer LIKE ?1 ESCAPE '\' OR model LIKE ?1 ESCAPE '\'
+	rows, err := s.db.Query(`SELECT id, source, user_agent, message, status, started_at, forked_from, model, dialect, mode FROM runs
+		WHERE status != ?3 AND (message LIKE ?1 ESCAPE '\' OR answer LIKE ?1 ESCAPE '\' OR model LIKE ?1 ESCAPE '\' OR dialect LIKE ?1 ESCAPE '\'
 			OR tools LIKE ?1 ESCAPE '\' OR status LIKE ?1 ESCAPE '\')
 		ORDER BY started_at DESC LIMIT ?2`, like, limit, statusRunning)
 	if err != nil {
@@ -110,7 +110,7 @@ func (s *Store) Find(query string, limit int) ([]runs.Summary, error) {
 		var sum runs.Summary
 		var started int64
 		var fork string
-		if err := rows.Scan(&sum.ID, &sum.Source, &sum.UserAgent, &sum.Message, &sum.Status, &started, &fork); err != nil {
+		if err := rows.Scan(&sum.ID, &sum.Source, &sum.UserAgent, &sum.Message, &sum.Status, &started, &fork, &sum.Model, &sum.Dialect, &sum.Mode); err != nil {
 			return nil, classify(s.path, err)
 		}
 		sum.Started = time.UnixMicro(started)

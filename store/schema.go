@@ -13,7 +13,7 @@ import (
 // schemaVersion is the layout this toolscope writes, in PRAGMA
 // user_version: a database of a newer one is refused, never rewritten;
 // one of an older one is brought up to it. Layout 1 kept an event a row.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // Times are Unix microseconds; tools is the names of the tools a run
 // called, each once, space-separated, for LIKE to search. A chunk is
@@ -29,6 +29,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	forked_from     TEXT NOT NULL DEFAULT '',
 	model           TEXT NOT NULL DEFAULT '',
 	backend         TEXT NOT NULL DEFAULT '',
+	dialect         TEXT NOT NULL DEFAULT '',
+	mode            TEXT NOT NULL DEFAULT '',
 	status          TEXT NOT NULL,
 	answer          TEXT NOT NULL DEFAULT '',
 	error           TEXT NOT NULL DEFAULT '',
@@ -88,6 +90,14 @@ func migrate(db *sql.DB) error {
 	defer tx.Rollback()
 	if _, err := tx.Exec(schema); err != nil {
 		return err
+	}
+	if version == 1 || version == 2 {
+		// Layout 3 says what each run ran on, for the Runs list; the runs
+		// of before say their model alone.
+		if _, err := tx.Exec(`ALTER TABLE runs ADD COLUMN dialect TEXT NOT NULL DEFAULT '';
+			ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT ''`); err != nil {
+			return err
+		}
 	}
 	if version == 1 {
 		if err := fromLayout1(tx); err != nil {

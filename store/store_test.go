@@ -93,6 +93,9 @@ func TestRunsSurviveARestart(t *testing.T) {
 	if sum.Message != request || sum.Status != string(agent.Answered) {
 		t.Fatalf("summary = %+v", sum)
 	}
+	if want := (runs.Setup{Model: "toolscope-demo", Dialect: "hermes", Mode: "raw"}); sum.Setup != want {
+		t.Errorf("the stored run ran on %+v, want %+v", sum.Setup, want)
+	}
 	r, err := h.Get(sum.ID)
 	if err != nil {
 		t.Fatalf("Get does not find the stored run: %v", err)
@@ -117,7 +120,7 @@ func TestFindSearchesTextModelToolAndOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		query string
 		want  int
-	}{{"", 2}, {"PARIS", 1}, {"send_mail", 1}, {"answered", 2}, {"toolscope-demo", 2}, {"nothing like it", 0}, {"%", 0}, {"\x00zzzz", 0}} {
+	}{{"", 2}, {"PARIS", 1}, {"send_mail", 1}, {"answered", 2}, {"toolscope-demo", 2}, {"hermes", 2}, {"nothing like it", 0}, {"%", 0}, {"\x00zzzz", 0}} {
 		list, err := s.Find(tc.query, 10)
 		if err != nil || len(list) != tc.want {
 			t.Errorf("Find(%q) = %d runs, %v; want %d", tc.query, len(list), err, tc.want)

@@ -61,7 +61,7 @@ func prepare(db *sql.DB) (stmts, error) {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&st.chunk, insertChunk},
 		{&st.end, `UPDATE runs SET status = ?, answer = ?, error = ?, finished_at = ?, rounds = ?,
-			backend = ?, model = ?, tools = ? WHERE id = ?`},
+			backend = ?, model = ?, dialect = ?, mode = ?, tools = ? WHERE id = ?`},
 		{&st.dropChunks, `DELETE FROM chunks WHERE run_id IN (` + oldRuns + `)`},
 		{&st.dropRuns, `DELETE FROM runs WHERE id IN (` + oldRuns + `)`},
 	} {
@@ -199,15 +199,15 @@ func (w *writer) writeEnd(tx *sql.Tx, r *runs.Run) error {
 	if res.Err != nil {
 		errText = res.Err.Error()
 	}
-	backend, model, tools := describe(r.Log())
+	backend, setup, tools := describe(r.Log())
 	_, err := tx.Stmt(w.end).Exec(string(res.Reason), res.Text, errText, ended.UnixMicro(),
-		res.Rounds, backend, model, tools, r.ID)
+		res.Rounds, backend, setup.Model, setup.Dialect, setup.Mode, tools, r.ID)
 	return err
 }
 
-// describe finds in a run's events its backend and model, and the tools
-// it called.
-func describe(events []runs.Encoded) (backend, model, tools string) {
+// describe finds in a run's events its backend, what it ran on, and the
+// tools it called.
+func describe(events []runs.Encoded) (backend string, setup runs.Setup, tools string) {
 	var called []string
 	for _, enc := range events {
 		if enc.Type != agent.RunStarted && enc.Type != agent.ToolStarted {
@@ -216,10 +216,10 @@ func describe(events []runs.Encoded) (backend, model, tools string) {
 		e := enc.Event()
 		switch {
 		case e.Run != nil:
-			backend, model = e.Run.Backend, e.Run.Model
+			backend, setup = e.Run.Backend, runs.Setup{Model: e.Run.Model, Dialect: e.Run.Dialect, Mode: string(e.Run.Mode)}
 		case e.Call != nil && !slices.Contains(called, e.Call.Name):
 			called = append(called, e.Call.Name)
 		}
 	}
-	return backend, model, strings.Join(called, " ")
+	return backend, setup, strings.Join(called, " ")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama"
@@ -24,13 +25,16 @@ import (
 type runRequest struct {
 	Message        string `json:"message"`
 	ConversationID string `json:"conversation_id"`
-	Backend        string `json:"backend"`
-	Model          string `json:"model"`
-	Mode           string `json:"mode"`
-	Dialect        string `json:"dialect"`
-	MaxRounds      *int   `json:"max_rounds"`
-	ToolDelayMS    *int   `json:"tool_delay_ms"`
-	Think          *bool  `json:"think"`
+	// AfterRun continues from the end of that run, whether the server
+	// keeps it or only its history does: the message follows up on it.
+	AfterRun    string `json:"after_run"`
+	Backend     string `json:"backend"`
+	Model       string `json:"model"`
+	Mode        string `json:"mode"`
+	Dialect     string `json:"dialect"`
+	MaxRounds   *int   `json:"max_rounds"`
+	ToolDelayMS *int   `json:"tool_delay_ms"`
+	Think       *bool  `json:"think"`
 	// ToolsTopK is how many tools the run offers, chosen for the
 	// message: 0 every tool, -1 automatic (see engine.ToolsTopKAuto).
 	ToolsTopK *int   `json:"tools_top_k"`
@@ -129,11 +133,44 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	run, err := s.launch(c, settings, engine.Toolset{}, runs.Spec{Message: req.Message, ConversationID: req.ConversationID, Step: req.Step})
+	spec := runs.Spec{Message: req.Message, ConversationID: req.ConversationID, Step: req.Step}
+	if req.AfterRun != "" {
+		if spec.History, err = s.conversationAfter(req); err != nil {
+			return err
+		}
+	}
+	run, err := s.launch(c, settings, engine.Toolset{}, spec)
 	if err != nil {
 		return err
 	}
 	return writeJSON(c, fiber.StatusCreated, started(run))
+}
+
+// conversationAfter is the conversation of req.AfterRun as that run left
+// it, then req's message: a follow-up to a run opened from the Runs
+// panel, or from a link, continues it in a conversation of its own even
+// when the server no longer holds the run's conversation.
+func (s *Server) conversationAfter(req runRequest) (*agent.Conversation, error) {
+	if req.ConversationID != "" {
+		return nil, fiber.NewError(fiber.StatusBadRequest, `send "after_run" or "conversation_id", not both: each says what the message follows`)
+	}
+	run, err := s.cfg.Hub.Get(req.AfterRun)
+	switch {
+	case errors.Is(err, runs.ErrNoRun):
+		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf(`"after_run": no run %q: it never existed or has expired; send your message in a new conversation`, req.AfterRun))
+	case err != nil:
+		return nil, fiber.NewError(fiber.StatusInternalServerError, fmt.Sprintf(`"after_run": run %q cannot be read from the history: %v`, req.AfterRun, err))
+	}
+	snap := run.Snapshot()
+	if !snap.Done {
+		return nil, fiber.NewError(fiber.StatusConflict, fmt.Sprintf(`"after_run": run %s is still going: wait for it to finish, or stop it, then send again`, run.ID))
+	}
+	conv, err := agent.ConversationAfter(snap.Events)
+	if err != nil {
+		return nil, fiber.NewError(fiber.StatusConflict, fmt.Sprintf(`"after_run": run %s cannot be followed up: %v; send your message in a new conversation`, run.ID, err))
+	}
+	conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: req.Message})
+	return conv, nil
 }
 
 // started is what answers a run started: where to follow it.

@@ -37,8 +37,8 @@ func (s *Server) rerunRun(c *fiber.Ctx) error {
 	if err := decodeStrict(c.Body(), &req, "rerun request", `{"round": 2}`); err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	if req.Message != "" || req.ConversationID != "" {
-		return fiber.NewError(fiber.StatusBadRequest, `a rerun takes its conversation from the run: send "round" (and "messages" to edit it), not "message" or "conversation_id"`)
+	if req.Message != "" || req.ConversationID != "" || req.AfterRun != "" {
+		return fiber.NewError(fiber.StatusBadRequest, `a rerun takes its conversation from the run: send "round" (and "messages" to edit it), not "message", "conversation_id" or "after_run"`)
 	}
 	if req.Round == nil {
 		return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf(`"round" is required: the round of run %s to start again from, 1 for its request`, old.ID))

@@ -250,6 +250,28 @@ func TestConversationContinues(t *testing.T) {
 	}
 }
 
+// A follow-up "after_run" continues from the end of that run, in a
+// conversation of its own, whether the server still holds the run's
+// conversation or not: the model reads the run's request and answer.
+func TestFollowUpAfterARun(t *testing.T) {
+	server := ollamatest.New(t)
+	ts := start(t, setup{settings: engine.Settings{Backend: engine.BackendOllama, OllamaHost: server.Host()}})
+	server.Reply(ollamatest.Reply{Text: "Alice is on the team."}, ollamatest.Reply{Text: "Sent to Alice."})
+	first, conv := ts.startRun(t, `{"message": "who is alice@co.com?"}`)
+	ts.events(t, first, 0)
+	second, conv2 := ts.startRun(t, `{"message": "send her the agenda", "after_run": "`+first+`"}`)
+	ts.events(t, second, 0)
+	if conv2 == conv {
+		t.Errorf("the follow-up joined conversation %s: a run's follow-up has a conversation of its own", conv)
+	}
+	prompt := server.Requests()[1].Prompt
+	for _, want := range []string{"who is alice@co.com?", "Alice is on the team.", "send her the agenda"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the follow-up's prompt lacks %q:\n%s", want, prompt)
+		}
+	}
+}
+
 func TestBadRequests(t *testing.T) {
 	g := toolstest.NewGate("send_mail")
 	ts := start(t, setup{tools: []tools.Tool{g.Tool()}})
@@ -274,6 +296,9 @@ func TestBadRequests(t *testing.T) {
 		{"too large", "/api/runs", `{"message": "` + strings.Repeat("a", server.DefaultBodyLimit) + `"}`, 413, "too large: send at most 64 KiB"},
 		{"unknown conversation", "/api/runs", `{"message": "hi", "conversation_id": "c-nope"}`, 404, "no such conversation"},
 		{"busy conversation", "/api/runs", `{"message": "hi", "conversation_id": "` + busy + `"}`, 409, "run in progress"},
+		{"after an unknown run", "/api/runs", `{"message": "hi", "after_run": "r-nope"}`, 404, `"after_run": no run "r-nope"`},
+		{"after a run in progress", "/api/runs", `{"message": "hi", "after_run": "` + busyRun + `"}`, 409, "is still going"},
+		{"after a run and in a conversation", "/api/runs", `{"message": "hi", "after_run": "` + busyRun + `", "conversation_id": "` + busy + `"}`, 400, `not both`},
 		{"unknown run", "/api/runs/r-nope/cancel", ``, 404, `no run "r-nope"`},
 		{"bad edit", "/api/runs/" + busyRun + "/continue", `{"bogus": 1}`, 400, `the body is not a valid edit: json: unknown field "bogus"`},
 		{"bad rerun", "/api/runs/" + busyRun + "/rerun", `{"Round": 1}`, 400, `the body is not a valid rerun request: field "Round" is spelled "round"`},

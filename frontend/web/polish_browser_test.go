@@ -108,7 +108,14 @@ func TestPolishRunsSayWhenAndWhence(t *testing.T) {
 // returns the run's ID once the run has finished.
 func runThroughAPI(t *testing.T, url, message string) string {
 	t.Helper()
-	body, _ := json.Marshal(map[string]string{"message": message})
+	return runBodyThroughAPI(t, url, map[string]any{"message": message})
+}
+
+// runBodyThroughAPI is runThroughAPI with a whole request body: a message
+// and the settings to run it with.
+func runBodyThroughAPI(t *testing.T, url string, request map[string]any) string {
+	t.Helper()
+	body, _ := json.Marshal(request)
 	resp, err := http.Post(url+"/api/runs", "application/json", strings.NewReader(string(body)))
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,8 @@
 // follows each run's events into a RunView, and keeps the side panel (run
 // status, Stop, New conversation, health, models) up to date. On a viewer
 // link's page, which has no composer, Stop or settings, it follows the
-// operator's runs instead.
-import { el } from './dom.js';
+// operator's runs instead. The address names the run on screen (#run=r-…),
+// so that a reload, or the link opened elsewhere, shows it again.
 import { createTurn, eventTypes, RunView } from './pipeline.js';
 import { InputDialog } from './dialog.js';
 import { Replay } from './replay.js';
@@ -12,6 +12,8 @@ import { lineage, Rerun } from './rerun.js';
 import { Compare } from './compare.js';
 import { startPresenter } from './presenter.js';
 import { pausedOn, waitsFor } from './step.js';
+import { RunList, startedAt } from './runlist.js';
+import { addRunActions, clampRequest, linkedRun } from './request.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -41,12 +43,14 @@ const viewer = document.body.hasAttribute('data-viewer');
 
 // The link's token is now in an HttpOnly cookie; off the address bar, it
 // cannot be read from a projected screen or a shared screenshot.
-if (new URLSearchParams(location.search).has('token')) history.replaceState(null, '', location.pathname);
+if (new URLSearchParams(location.search).has('token')) history.replaceState(null, '', location.pathname + location.hash);
 
 // conversation is the server's id for the history follow-ups build on;
-// live is the run in progress: {id, view, source}; watched, on a viewer's
-// page, the id of the operator's run last shown.
-const state = { conversation: null, live: null, watched: null };
+// after, when the page shows a run alone (opened from the Runs panel or a
+// link), the run a follow-up continues from, its conversation being one the
+// page does not hold; live is the run in progress: {id, view, source};
+// watched, on a viewer's page, the id of the operator's run last shown.
+const state = { conversation: null, after: null, live: null, watched: null };
 
 // ---- talking to the server ------------------------------------------------
 
@@ -70,16 +74,15 @@ async function send(text) {
   showComposerError('');
   showOrigin('');
   ui.empty?.remove();
-  const turn = createTurn(text);
-  ui.chat.append(turn);
-  pinToBottom();
+  const turn = addTurn(text);
   ui.message.value = '';
   fitMessage();
   setLive({ id: null });
 
   let run;
   try {
-    run = await request('POST', '/api/runs', { message: text, conversation_id: state.conversation ?? undefined, ...runOptions(ui.settings) });
+    const follows = state.conversation ? { conversation_id: state.conversation } : { after_run: state.after ?? undefined };
+    run = await request('POST', '/api/runs', { message: text, ...follows, ...runOptions(ui.settings) });
   } catch (err) {
     turn.remove();
     if (!ui.chat.querySelector('.turn')) ui.chat.append(ui.empty);
@@ -95,7 +98,22 @@ async function send(text) {
     return;
   }
   state.conversation = run.conversation_id;
+  state.after = null;
   follow(run, turn);
+}
+
+/** addTurn puts a turn for the request text at the end of the chat. */
+function addTurn(text) {
+  const turn = createTurn(text);
+  ui.chat.append(turn);
+  clampRequest(turn);
+  pinToBottom();
+  return turn;
+}
+
+/** nameRun puts the run on screen in the address, so that a reload or the link shows it again; null for none. */
+function nameRun(id) {
+  history.replaceState(null, '', id ? `#run=${encodeURIComponent(id)}` : location.pathname + location.search);
 }
 
 /** markOffered marks the side panel's tools that the newest run offered the model. */
@@ -111,6 +129,8 @@ function markOffered(names) {
 /** follow draws a run's events as they arrive, resuming after drops. */
 function follow(run, turn) {
   const live = { id: run.id, view: null, source: null };
+  nameRun(run.id);
+  live.onFinished = addRunActions(turn, run.id, { exportable: !viewer });
   // A run in step mode that waits on a pause is not running: it says what
   // it waits for. A run being stopped says so until it ends.
   const progress = () => {
@@ -159,9 +179,10 @@ function follow(run, turn) {
 
 function end(live) {
   live.source.close();
+  if (live.view.finished) live.onFinished();
   refreshServers();
   // The run list would say "running" until its next poll.
-  if (runHistory) refreshRuns();
+  runList?.refresh();
   if (state.live !== live) return;
   setLive(null);
   // The Stop button just went away; the next thing to do is to type.
@@ -193,6 +214,8 @@ function newConversation() {
     setLive(null);
   }
   state.conversation = null;
+  state.after = null;
+  nameRun(null);
   ui.chat.replaceChildren(ui.empty);
   showComposerError('');
   showOrigin('');
@@ -225,20 +248,6 @@ function showOrigin(text) {
   if (!ui.origin) return;
   ui.origin.textContent = text;
   ui.origin.hidden = !text;
-}
-
-/**
- * startedAt says when a run started, in the reader's locale: the time for
- * a run of today, the date too for one of an earlier day, and the year for
- * one of an earlier year.
- */
-function startedAt(iso) {
-  const at = new Date(iso);
-  const now = new Date();
-  if (at.toDateString() === now.toDateString()) return at.toLocaleTimeString();
-  const date = { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
-  if (at.getFullYear() !== now.getFullYear()) date.year = 'numeric';
-  return at.toLocaleString(undefined, date);
 }
 
 function showComposerError(text) {
@@ -366,12 +375,17 @@ async function watch() {
   setTimeout(watch, WATCH_MS);
 }
 
-/** show draws a run the operator started, after the earlier turns of its conversation. */
-function show(run) {
+/**
+ * show draws a run, after the earlier turns of its conversation when the
+ * page holds them; alone, it draws the run by itself, and a follow-up
+ * continues from its end.
+ */
+function show(run, { alone = false } = {}) {
   state.watched = run.id;
   state.live?.source?.close();
-  if (run.conversation_id !== state.conversation) ui.chat.replaceChildren();
-  state.conversation = run.conversation_id;
+  if (alone || run.conversation_id !== state.conversation) ui.chat.replaceChildren();
+  state.conversation = alone ? null : run.conversation_id;
+  state.after = alone ? run.id : null;
   const turn = createTurn(run.message);
   // A run of an earlier start, or one this start no longer keeps in
   // memory, is labelled as a recording is.
@@ -382,6 +396,7 @@ function show(run) {
   }
   showOrigin(origin);
   ui.chat.append(turn);
+  clampRequest(turn);
   pinToBottom();
   follow(run, turn);
   if (run.forked_from) lineage(turn, run.forked_from, openRun);
@@ -423,111 +438,22 @@ ui.empty.addEventListener('click', (ev) => {
   if (seed) send(seed.dataset.prompt);
 });
 
-// ---- the runs the server keeps, on the operator's page ----------------------
+// ---- the runs the server keeps ----------------------------------------------
 
-// The list is polled every RUNS_MS: runs from the API start without the page.
-const RUNS_MS = 2000;
-const runList = $('run-list');
-
-const runSearch = $('run-search');
-const runHistory = $('run-history');
-let runsAsked = 0; // numbers the requests, so that an older answer never replaces a newer one
-const runItems = new Map(); // run id → {shows: what its entry says, item: the entry}
-
-async function listRuns() {
-  await refreshRuns();
-  setTimeout(listRuns, RUNS_MS);
-}
-
-/** refreshRuns shows the runs that match the search box: kept ones and past ones from the history. */
-async function refreshRuns() {
-  const asked = ++runsAsked;
-  const q = runSearch?.value.trim() ?? '';
-  try {
-    const { runs, history, history_error: problem } = await request('GET', q ? `/api/runs?q=${encodeURIComponent(q)}` : '/api/runs');
-    if (asked !== runsAsked) return;
-    showRuns(runs);
-    // A history that fails mid-session (a full disk) says so at the next poll.
-    showHistory(problem ? { on: false, off: problem } : history);
-  } catch {
-    // The status line already says when toolscope cannot be reached.
-  }
-}
-
-/** showHistory says, under the search box, when past runs are not kept. */
-function showHistory(history) {
-  if (!runHistory || !history) return;
-  runHistory.hidden = history.on;
-  runHistory.textContent = history.on ? '' : `History is off: ${history.off}`;
-}
-
-let searchTimer;
-runSearch?.addEventListener('input', () => {
-  clearTimeout(searchTimer);
-  searchTimer = setTimeout(refreshRuns, 200);
-});
-
-/**
- * showRuns puts runs in the list, newest first. An entry whose run looks
- * as it did at the last poll stays the same element, where it was: a poll
- * every RUNS_MS would otherwise take the keyboard's focus off the entry,
- * or off its Compare box, each time.
- */
-function showRuns(runs) {
-  const focused = runList.contains(document.activeElement) ? document.activeElement : null;
-  const wanted = runs.map((run) => {
-    const shows = JSON.stringify([run.source, run.user_agent, run.message, run.status, run.started_at, run.stored, run.forked_from]);
-    const kept = runItems.get(run.id);
-    return kept?.shows === shows ? kept : { id: run.id, shows, item: runItem(run) };
-  });
-  const items = new Set(wanted.map((entry) => entry.item));
-  for (const item of [...runList.children]) if (!items.has(item)) item.remove();
-  runItems.clear();
-  // Moving an element drops the focus it holds: kept entries keep their
-  // order, so only new and redrawn ones move.
-  wanted.forEach((entry, i) => {
-    runItems.set(entry.id, entry);
-    if (runList.children[i] !== entry.item) runList.insertBefore(entry.item, runList.children[i] ?? null);
-  });
-  // A redrawn entry takes the focus over from the one it replaces.
-  if (focused && !focused.isConnected) {
-    const id = CSS.escape(focused.dataset.id ?? focused.dataset.compare ?? '');
-    runList.querySelector(focused.dataset.compare ? `[data-compare="${id}"]` : `.run-item[data-id="${id}"]`)?.focus();
-  }
-}
-
-/** runItem is one run of the list: where it came from, what was asked, its state. */
-function runItem(run) {
-  const item = document.createElement('li');
-  const button = Object.assign(el('button', 'run-item'), { type: 'button' });
-  button.dataset.id = run.id;
-  button.dataset.source = run.source;
-  const from = el('span', 'run-source', run.source === 'api' ? `API · ${run.user_agent || 'unknown client'}` : 'page');
-  const asked = el('span', 'run-message', run.message || '(tool results)');
-  const status = el('span', 'run-state', `${run.status} · ${startedAt(run.started_at)}`);
-  status.title = `started ${new Date(run.started_at).toLocaleString()}`;
-  if (run.forked_from) status.textContent += ` · rerun of round ${run.forked_from.round}`;
-  button.append(from, asked, status);
-  button.addEventListener('click', () => play(run));
-  item.append(button, compare.checkbox(run));
-  return item;
-}
-
-/** play shows a kept run with its whole pipeline, live if it still runs. */
+/** play shows a kept run alone with its whole pipeline, live if it still runs. */
 function play(run) {
   replay?.close();
-  const { id, message, forked_from, stored, started_at } = run;
-  show({ id, conversation_id: `run:${id}`, message, events: `/api/runs/${id}/events`, forked_from, stored, started_at });
-  // The page's next message starts a conversation of its own.
-  state.conversation = null;
+  show({ ...run, events: `/api/runs/${encodeURIComponent(run.id)}/events` }, { alone: true });
 }
 
-/** openRun plays a kept run known by its id alone, as a lineage link names it. */
+/** openRun plays a kept run known by its id alone, as a lineage link or the address names it. */
 async function openRun(id) {
   try {
     play(await request('GET', `/api/runs/${encodeURIComponent(id)}`));
   } catch (err) {
-    showComposerError(`Could not show run ${id}: ${err.message}`);
+    const problem = `Could not show run ${id}: ${err.message}`;
+    if (ui.composerError) showComposerError(problem);
+    else setStatus(problem, 'warn');
   }
 }
 
@@ -545,7 +471,11 @@ const rerun = viewer ? null : new Rerun($('rerun-dialog'), {
     show(run);
   },
 });
-const compare = runList && new Compare($('compare-dialog'), runList, (url) => request('GET', url));
+const get = (url) => request('GET', url);
+const runList = $('run-list') && new RunList(
+  { list: $('run-list'), search: $('run-search'), history: $('run-history'), none: $('run-none') },
+  { get, open: play, compare: new Compare($('compare-dialog'), $('run-list'), get) },
+);
 
 // ---- recordings, from a file: no server, no model --------------------------
 
@@ -568,11 +498,9 @@ const replay = viewer ? null : new Replay({
   begin(header) {
     newConversation();
     ui.empty.remove();
-    const turn = createTurn(header.run?.message ?? '');
+    const turn = addTurn(header.run?.message ?? '');
     turn.classList.add('is-recording');
     turn.querySelector('.who').textContent = 'Recorded request';
-    ui.chat.append(turn);
-    pinToBottom();
     return new RunView(turn, {
       showInput: (input, round, marks) => dialog.show(input, round, marks),
       announce: (text) => {
@@ -588,12 +516,33 @@ const replay = viewer ? null : new Replay({
   },
 });
 
+// A link pasted into the address bar of an open page opens its run too.
+window.addEventListener('hashchange', () => {
+  const id = linkedRun();
+  if (id && id !== state.watched) openRun(id);
+});
+
+/**
+ * start opens the run the address names, if any: on a reload mid-run it
+ * follows the run again from its first event. A viewer then follows the
+ * operator's next runs, not the newest one there was when the link was
+ * opened.
+ */
+async function start() {
+  const linked = linkedRun();
+  if (linked) await openRun(linked);
+  if (viewer) {
+    if (linked) state.watched = (await get('/api/runs/latest').catch(() => ({}))).id ?? state.watched;
+    watch();
+  }
+}
+
 // Esc stops a live run, presenting or not; otherwise it leaves presenter mode.
 startPresenter({ escapeStops: () => Boolean(state.live) && !viewer });
-if (viewer) watch();
-else if (runList) {
-  listRuns();
-  request('GET', '/api/health').then((h) => showHistory(h.history), () => {});
+start();
+if (runList) {
+  runList.poll();
+  get('/api/health').then((h) => runList.showHistory(h.history), () => {});
 }
 checkHealth();
 loadModels();

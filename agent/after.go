@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/streamparser"
+)
+
+// ConversationAfter rebuilds, from a finished run's events alone, the
+// conversation the run left behind: what a follow-up to it continues, for
+// a run whose conversation is no longer held (one read back from a
+// history). It is the last round's input, then the model's reply to it as
+// Run kept it (the raw output parsed again in the run's dialect, thinking
+// apart), the round's tool responses, and the note that closes a run that
+// ended without an answer. Called lists the tools the run called; those of
+// the runs before it are not in its events.
+//
+// The system prompt stays first, for the next run's agent to write anew.
+// A run in step mode whose last input was edited at a pause continues from
+// the input as it was prepared.
+func ConversationAfter(events []Event) (*Conversation, error) {
+	var (
+		info     *RunInfo
+		last     *Event // the last round's RoundStarted
+		finished *Event
+		called   []string
+	)
+	for i := range events {
+		e := &events[i]
+		switch e.Type {
+		case RunStarted:
+			info = e.Run
+		case RoundStarted:
+			last = e
+		case RunFinished:
+			finished = e
+		case ToolStarted:
+			if e.Call != nil && !slices.Contains(called, e.Call.Name) {
+				called = append(called, e.Call.Name)
+			}
+		}
+	}
+	switch {
+	case finished == nil:
+		return nil, errors.New("the run has not finished: its conversation is still growing")
+	case info == nil || last == nil || last.Input == nil:
+		return nil, errors.New("the run ended before its first round: its conversation was never sent to the model")
+	}
+	dialect, err := streamparser.ParseDialect(info.Dialect)
+	if err != nil {
+		return nil, err
+	}
+	conv := &Conversation{Messages: slices.Clone(last.Input.Messages), Called: called}
+	round := roundEvents(events, last.Round)
+	r := replayReply(round, streamparser.Options{InThinking: last.StartsInThinking, Dialect: dialect, Tools: info.Tools})
+	if msg := r.message(); msg.Content != "" || msg.Thinking != "" {
+		conv.Messages = append(conv.Messages, msg)
+	}
+	for _, e := range round {
+		if e.Type == ToolResponse {
+			conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: e.Text})
+		}
+	}
+	if note, ok := endings[finished.Reason]; ok {
+		conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleAssistant, Content: note})
+	}
+	return conv, nil
+}
+
+// roundEvents returns the events of one round.
+func roundEvents(events []Event, round int) []Event {
+	var out []Event
+	for _, e := range events {
+		if e.Round == round && e.Type != RunFinished && e.Type != Error {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// replayReply rebuilds a round's reply as the run kept it: the raw output
+// of its Token events parsed again, which gives the same text, thinking
+// and calls whatever the chunks were, and what the model's server parsed
+// itself, in the order it came.
+func replayReply(round []Event, opts streamparser.Options) *reply {
+	rep := &reply{}
+	parser := streamparser.New(opts)
+	onEvent := func(pe streamparser.Event) {
+		switch pe.Kind {
+		case streamparser.Text:
+			rep.content.WriteString(pe.Text)
+		case streamparser.Thinking:
+			rep.thinking.WriteString(pe.Text)
+		case streamparser.CallParsed, streamparser.CallInvalid:
+			rep.content.WriteString(pe.Call.Text)
+		}
+	}
+	for _, e := range round {
+		switch {
+		case e.Type == Token:
+			parser.Feed(e.Text, onEvent)
+		case e.Type == ThinkingDelta && byServer(e):
+			rep.thinking.WriteString(e.Text)
+		case e.Type == ToolCallParsed && byServer(e) && e.Call != nil:
+			_, text := trainedCall(e.Call.Name, e.Call.Arguments)
+			rep.content.WriteString(text)
+		}
+	}
+	parser.Flush(onEvent)
+	return rep
+}
+
+// byServer says the model's server, not toolscope, parsed e out of the
+// reply: it never passed through the Token events.
+func byServer(e Event) bool { return e.ParsedBy != "" && e.ParsedBy != "toolscope" }
