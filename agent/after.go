@@ -17,9 +17,12 @@ import (
 // ended without an answer. Called lists the tools the run called; those of
 // the runs before it are not in its events.
 //
-// The system prompt stays first, for the next run's agent to write anew.
-// A run in step mode whose last input was edited at a pause continues from
-// the input as it was prepared.
+// The system prompt stays first, for the next run's agent to write anew,
+// and a caller's own instructions (Conversation.System, an OpenAI client's
+// system message) are not in the events: the agent's are used. Of a run in
+// step mode, the last round's edited input or call arguments are not
+// replayed: the round is rebuilt as it was prepared and written; edited
+// tool responses are, as the model read them.
 func ConversationAfter(events []Event) (*Conversation, error) {
 	var (
 		info     *RunInfo

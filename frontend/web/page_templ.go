@@ -561,7 +561,7 @@ func runList() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<section class=\"panel\" aria-labelledby=\"runs-heading\"><h2 id=\"runs-heading\">Runs</h2><p class=\"hint\">Every run, from this page or from an app through <code>/v1/chat/completions</code>, and those of earlier starts. Click one to play it.</p><input type=\"search\" id=\"run-search\" class=\"run-search\" placeholder=\"Search: text, model, tool, outcome\" aria-label=\"Search the runs\"><p id=\"run-history\" class=\"hint run-history\" role=\"status\" hidden></p><ol id=\"run-list\" class=\"run-list\"></ol><p id=\"run-none\" class=\"hint run-none\" role=\"status\" hidden></p></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<section class=\"panel\" aria-labelledby=\"runs-heading\"><h2 id=\"runs-heading\">Runs</h2><p class=\"hint\">Every run, from this page or from an app through <code>/v1/chat/completions</code>, and those of earlier starts. Click one to play it; a message then follows it up.</p><input type=\"search\" id=\"run-search\" class=\"run-search\" placeholder=\"Search: text, model, tool, outcome\" aria-label=\"Search the runs\"><p id=\"run-history\" class=\"hint run-history\" role=\"status\" hidden></p><ol id=\"run-list\" class=\"run-list\"></ol><p id=\"run-none\" class=\"hint run-none\" role=\"status\" hidden></p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
