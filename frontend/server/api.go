@@ -391,6 +391,9 @@ func (s *Server) mcpServers(c *fiber.Ctx) error {
 }
 
 func byteSize(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
 	if n >= 1<<10 && n%(1<<10) == 0 {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}

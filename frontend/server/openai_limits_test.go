@@ -1,0 +1,95 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/toolscope/toolscope/frontend/server"
+)
+
+// agentRequest is a chat completion request the size a coding agent
+// sends: a long system prompt, 20 tools, and a history in which a tool
+// read a file of about fileBytes, before the user asks to email Bob.
+func agentRequest(t *testing.T, fileBytes int) string {
+	t.Helper()
+	var mail map[string]any
+	if err := json.Unmarshal([]byte(mailTool), &mail); err != nil {
+		t.Fatal(err)
+	}
+	tools := []any{mail}
+	for i := range 19 {
+		tools = append(tools, map[string]any{"type": "function", "function": map[string]any{
+			"name": fmt.Sprintf("workspace_tool_%d", i), "description": strings.Repeat("Does one thing in the workspace. ", 20),
+			"parameters": map[string]any{"type": "object", "required": []string{"path"}, "properties": map[string]any{
+				"path":    map[string]any{"type": "string", "description": "a file in the workspace"},
+				"options": map[string]any{"type": "object", "properties": map[string]any{"recursive": map[string]any{"type": "boolean"}, "depth": map[string]any{"type": "integer", "minimum": 0}}},
+			}},
+		}})
+	}
+	file := strings.Repeat("func handler(w http.ResponseWriter, r *http.Request) { /* … */ }\n", fileBytes/64)
+	body, err := json.Marshal(map[string]any{
+		"model": "toolscope-demo",
+		"tools": tools,
+		"messages": []any{
+			map[string]any{"role": "system", "content": strings.Repeat("You are a careful assistant working in the user's repository. ", 2000)},
+			map[string]any{"role": "user", "content": "Read server.go"},
+			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": "call_1", "type": "function",
+				"function": map[string]any{"name": "workspace_tool_0", "arguments": `{"path": "server.go"}`}}}},
+			map[string]any{"role": "tool", "tool_call_id": "call_1", "content": file},
+			map[string]any{"role": "assistant", "content": "server.go holds the HTTP handlers."},
+			json.RawMessage(mailAsk),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
+}
+
+// openAIErrorBody is OpenAI's error shape.
+type openAIErrorBody struct {
+	Error struct {
+		Message, Type string
+		Param, Code   *string
+	}
+}
+
+func decodeOpenAIError(t *testing.T, b []byte) openAIErrorBody {
+	t.Helper()
+	var e openAIErrorBody
+	if err := json.Unmarshal(b, &e); err != nil || e.Error.Message == "" || e.Error.Type == "" {
+		t.Fatalf("not OpenAI's error shape: %.300s", b)
+	}
+	return e
+}
+
+func TestOpenAITakesAnAgentSizedRequest(t *testing.T) {
+	ts := start(t, setup{})
+	body := agentRequest(t, 900<<10)
+	if len(body) < 1<<20 {
+		t.Fatalf("the request is %d bytes, want about 1 MiB", len(body))
+	}
+	got := ts.chat(t, body)
+	c := got.Choices[0]
+	if c.FinishReason != "tool_calls" || len(c.Message.ToolCalls) != 1 || c.Message.ToolCalls[0].Function.Name != "send_mail" {
+		t.Fatalf("want a send_mail call after the long history, got %+v", c)
+	}
+}
+
+func TestOpenAIBodyOverTheLimitSaysHowToRaiseIt(t *testing.T) {
+	ts := start(t, setup{config: func(cfg *server.Config) { cfg.V1BodyLimit = 1 << 20 }})
+	status, b := ts.chatPost(t, agentRequest(t, 1<<20))
+	e := decodeOpenAIError(t, b)
+	if status != http.StatusRequestEntityTooLarge || e.Error.Type != "invalid_request_error" || e.Error.Code == nil || *e.Error.Code != "request_too_large" ||
+		!strings.Contains(e.Error.Message, "at most 1 MiB") || !strings.Contains(e.Error.Message, "--v1-body-limit") {
+		t.Fatalf("status %d: %s", status, b)
+	}
+	// The other endpoints keep their own, smaller limit.
+	status, page := ts.post(t, "/api/runs", `{"message": "`+strings.Repeat("a", server.DefaultBodyLimit)+`"}`)
+	if status != http.StatusRequestEntityTooLarge || !strings.Contains(fmt.Sprint(page["error"]), "at most 64 KiB") {
+		t.Fatalf("/api/runs over 64 KiB: %d %v", status, page)
+	}
+}
