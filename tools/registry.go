@@ -35,7 +35,8 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 
 // Add appends t to the registry. It compiles t's Parameters schema now, so
 // that a broken schema shows up when the tool is added rather than when the
-// model first calls it. A tool whose name is already taken is rejected.
+// model first calls it. A tool whose name is already taken, or breaks
+// [CheckName], or whose schema breaks [CheckSchemaBounds], is rejected.
 func (r *Registry) Add(t Tool) error {
 	if t == nil {
 		return errors.New("tools: cannot add a nil Tool")
@@ -43,6 +44,9 @@ func (r *Registry) Add(t Tool) error {
 	name := t.Name()
 	if name == "" {
 		return fmt.Errorf("tools: a tool has an empty name (description %q); give it the name the model should call", summary(t))
+	}
+	if err := CheckName(name); err != nil {
+		return fmt.Errorf("tools: %w", err)
 	}
 	params, err := compile(t.Parameters())
 	if err != nil {

@@ -93,3 +93,57 @@ func TestOpenAIBodyOverTheLimitSaysHowToRaiseIt(t *testing.T) {
 		t.Fatalf("/api/runs over 64 KiB: %d %v", status, page)
 	}
 }
+
+// nestedParameters is send_mail's parameters with one more, optional,
+// that nests levels objects deep: 2×levels+3 levels of JSON in all.
+func nestedParameters(levels int) string {
+	options := strings.Repeat(`{"type": "object", "properties": {"a": `, levels) + `{"type": "string"}` + strings.Repeat(`}}`, levels)
+	return `{"type": "object", "properties": {"to": {"type": "string"}, "subject": {"type": "string"}, "body": {"type": "string"}, "options": ` + options + `}}`
+}
+
+// toolsRequest asks to email Bob, offering tools, each a JSON object.
+func toolsRequest(tools ...string) string {
+	return `{"model": "toolscope-demo", "messages": [` + mailAsk + `], "tools": [` + strings.Join(tools, ", ") + `]}`
+}
+
+func mailToolWith(name, parameters string) string {
+	return `{"type": "function", "function": {"name": "` + name + `", "description": "Send an email.", "parameters": ` + parameters + `}}`
+}
+
+func TestOpenAIRefusesToolsOutOfBounds(t *testing.T) {
+	ts := start(t, setup{})
+	many := make([]string, 129)
+	for i := range many {
+		many[i] = mailToolWith(fmt.Sprintf("tool_%d", i), `{"type": "object"}`)
+	}
+	wide := make([]string, 10)
+	for i := range wide {
+		wide[i] = mailToolWith(fmt.Sprintf("tool_%d", i), `{"type": "object", "description": "`+strings.Repeat("a", 60<<10)+`"}`)
+	}
+	for _, c := range []struct {
+		name, body, param, says string
+	}{
+		{"1,000 levels deep", toolsRequest(mailTool, mailToolWith("deep", nestedParameters(1000))), "tools[1].function.parameters", "tools[1] (deep): the parameters schema nests more than 64 levels deep"},
+		{"markup in a name", toolsRequest(mailToolWith(`x<svg/onload=alert(1)>`, `{"type": "object"}`)), "tools[0].function.name", `tools[0]: tool name "x<svg/onload=alert(1)>" has '<' in it`},
+		{"markup in a past call", `{"model": "toolscope-demo", "messages": [` + mailAsk + `, {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "a b", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c", "content": "ok"}]}`,
+			"messages[1].tool_calls[0].function.name", `tool name "a b" has ' ' in it`},
+		{"129 tools", toolsRequest(many...), "tools", "129 tools were sent: at most 128"},
+		{"600 KiB of schemas", toolsRequest(wide...), "tools", "at most 512 KiB"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, b := ts.chatPost(t, c.body)
+			e := decodeOpenAIError(t, b)
+			if status != http.StatusBadRequest || e.Error.Type != "invalid_request_error" || e.Error.Param == nil || *e.Error.Param != c.param || !strings.Contains(e.Error.Message, c.says) {
+				t.Fatalf("status %d: %s\nwant 400, param %s, saying %q", status, b, c.param, c.says)
+			}
+		})
+	}
+}
+
+func TestOpenAITakesANestedSchemaWithinBounds(t *testing.T) {
+	ts := start(t, setup{})
+	got := ts.chat(t, toolsRequest(mailToolWith("send_mail", nestedParameters(30))))
+	if c := got.Choices[0]; c.FinishReason != "tool_calls" || c.Message.ToolCalls[0].Function.Name != "send_mail" {
+		t.Fatalf("want a send_mail call, got %+v", c)
+	}
+}
