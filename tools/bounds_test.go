@@ -82,4 +82,3 @@ func BenchmarkAddWideSchema(b *testing.B) {
 		})
 	}
 }
-
