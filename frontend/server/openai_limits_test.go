@@ -6,8 +6,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolscope/toolscope/frontend/server"
+	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/toolstest"
 )
 
 // agentRequest is a chat completion request the size a coding agent
@@ -145,5 +149,32 @@ func TestOpenAITakesANestedSchemaWithinBounds(t *testing.T) {
 	got := ts.chat(t, toolsRequest(mailToolWith("send_mail", nestedParameters(30))))
 	if c := got.Choices[0]; c.FinishReason != "tool_calls" || c.Message.ToolCalls[0].Function.Name != "send_mail" {
 		t.Fatalf("want a send_mail call, got %+v", c)
+	}
+}
+
+// A client's tools are compiled only for a run the caps admit: with every
+// place taken, a request whose schema would not compile is told to wait,
+// not that its schema is wrong, since nothing was compiled for it.
+func TestOpenAIToolsAreCompiledOnlyOnceTheRunIsAdmitted(t *testing.T) {
+	g := toolstest.NewGate("send_mail")
+	ts := start(t, setup{tools: []tools.Tool{g.Tool()}, config: func(c *server.Config) {
+		c.Hub = runs.NewHub(10, runs.Limits{MaxLive: 1})
+	}})
+	ts.startRun(t, `{"message": "Send an email to john@example.com about the launch"}`)
+	<-g.Started
+	unknownType := toolsRequest(mailToolWith("send_mail", `{"type": "object", "properties": {"to": {"type": "text"}}}`))
+	if status, b := ts.chatPost(t, unknownType); status != http.StatusTooManyRequests {
+		t.Fatalf("with every place taken: %d %s, want 429", status, b)
+	}
+	g.Release()
+	for ts.hub.Live() > 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	status, b := ts.chatPost(t, unknownType)
+	if e := decodeOpenAIError(t, b); status != http.StatusBadRequest || !strings.Contains(e.Error.Message, `tool "send_mail": invalid parameters schema`) {
+		t.Fatalf("once admitted: %d %s, want 400 naming the schema's problem", status, b)
+	}
+	if n := ts.hub.Live(); n != 0 {
+		t.Fatalf("%d runs live after a run that could not start, want 0", n)
 	}
 }
