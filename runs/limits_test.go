@@ -136,3 +136,32 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// Build runs only for an admitted run; a run whose Build fails gives its
+// place and its new conversation back.
+func TestBuildRunsOnceTheRunIsAdmitted(t *testing.T) {
+	h := NewHub(10, Limits{MaxLive: 1})
+	defer h.Close()
+	_, g := startHeld(t, h)
+	built := false
+	build := func() (*agent.Agent, error) { built = true; return newAgent(t), nil }
+	if _, err := h.Start(Spec{Message: request, Build: build}); !errors.Is(err, ErrTooManyRuns) || built {
+		t.Fatalf("with the one place taken: err = %v, built = %v; want ErrTooManyRuns before any building", err, built)
+	}
+	g.Release()
+	h.wg.Wait()
+
+	broken := errors.New("the tools do not compile")
+	convs := len(h.convs)
+	if _, err := h.Start(Spec{Message: request, Build: func() (*agent.Agent, error) { return nil, broken }}); err != broken {
+		t.Fatalf("a failed Build: err = %v, want its own", err)
+	}
+	if h.Live() != 0 || len(h.convs) != convs {
+		t.Fatalf("a run that never started holds %d places and left %d conversations, want 0 and %d", h.Live(), len(h.convs), convs)
+	}
+	r, err := h.Start(Spec{Message: request, Build: build})
+	if err != nil || !built {
+		t.Fatalf("once admitted: err = %v, built = %v", err, built)
+	}
+	all(r)
+}

@@ -107,6 +107,12 @@ type Spec struct {
 	// ConversationID continues a conversation; empty starts a new one.
 	ConversationID string
 	Agent          *agent.Agent
+	// Build, when Agent is nil, builds the run's agent once the run is
+	// admitted (within Limits.MaxLive, its conversation free): work only
+	// a run that may start should cost, such as compiling an API
+	// client's tool schemas, is not done for one refused. Its error is
+	// Start's, and the run never was.
+	Build func() (*agent.Agent, error)
 	// History, when set, is a whole conversation that the caller keeps, as
 	// an OpenAI API client does: the run answers it as it stands (see
 	// agent.Agent.Answer) in a conversation of its own, and Message only
@@ -145,32 +151,22 @@ const (
 // Start begins a run in the background and returns it at once. The run
 // lives until it finishes or is cancelled, whoever watches it.
 func (h *Hub) Start(spec Spec) (*Run, error) {
+	convID, conv, err := h.admit(spec)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Agent == nil {
+		spec.Agent, err = spec.Build()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.ctx.Err() != nil {
-		return nil, ErrClosed
+	if err == nil && h.ctx.Err() != nil { // shut down while the agent was built
+		err = ErrClosed
 	}
-	if h.live >= h.limits.MaxLive {
-		return nil, &TooManyRunsError{Live: h.live, Paused: h.paused(), PauseTimeout: h.limits.PauseTimeout}
+	if err != nil {
+		h.withdraw(convID, conv)
+		return nil, err
 	}
-	convID := spec.ConversationID
-	conv := h.convs[convID]
-	switch {
-	case convID == "":
-		convID = newID("c")
-		conv = &conversation{}
-		if spec.History != nil {
-			conv.Conversation = *spec.History
-		}
-		h.convs[convID] = conv
-	case conv == nil:
-		return nil, ErrUnknownConversation
-	case conv.busy:
-		return nil, ErrBusy
-	}
-	conv.busy = true
-	conv.runs++
-	h.live++
 
 	ctx, cancel := context.WithCancel(h.ctx)
 	if spec.Source == "" {
@@ -212,6 +208,48 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 		h.retire(r)
 	}()
 	return r, nil
+}
+
+// admit holds a place for the run spec asks for: it counts as in
+// progress, and its conversation, new or continued, as busy.
+func (h *Hub) admit(spec Spec) (string, *conversation, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ctx.Err() != nil {
+		return "", nil, ErrClosed
+	}
+	if h.live >= h.limits.MaxLive {
+		return "", nil, &TooManyRunsError{Live: h.live, Paused: h.paused(), PauseTimeout: h.limits.PauseTimeout}
+	}
+	convID := spec.ConversationID
+	conv := h.convs[convID]
+	switch {
+	case convID == "":
+		convID = newID("c")
+		conv = &conversation{}
+		if spec.History != nil {
+			conv.Conversation = *spec.History
+		}
+		h.convs[convID] = conv
+	case conv == nil:
+		return "", nil, ErrUnknownConversation
+	case conv.busy:
+		return "", nil, ErrBusy
+	}
+	conv.busy = true
+	conv.runs++
+	h.live++
+	return convID, conv, nil
+}
+
+// withdraw gives back the place admit held for a run that did not
+// start; h.mu is held.
+func (h *Hub) withdraw(convID string, conv *conversation) {
+	h.live--
+	conv.busy = false
+	if conv.runs--; conv.runs == 0 {
+		delete(h.convs, convID)
+	}
 }
 
 // paused counts the runs in progress that wait in step mode; h.mu is

@@ -35,7 +35,8 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 
 // Add appends t to the registry. It compiles t's Parameters schema now, so
 // that a broken schema shows up when the tool is added rather than when the
-// model first calls it. A tool whose name is already taken is rejected.
+// model first calls it. A tool whose name is already taken, or breaks
+// [CheckName], or whose schema breaks [CheckSchemaBounds], is rejected.
 func (r *Registry) Add(t Tool) error {
 	if t == nil {
 		return errors.New("tools: cannot add a nil Tool")
@@ -44,7 +45,7 @@ func (r *Registry) Add(t Tool) error {
 	if name == "" {
 		return fmt.Errorf("tools: a tool has an empty name (description %q); give it the name the model should call", summary(t))
 	}
-	params, err := compile(t.Parameters())
+	params, err := prepare(t)
 	if err != nil {
 		return fmt.Errorf("tools: tool %q: %w", name, err)
 	}
@@ -61,6 +62,23 @@ func (r *Registry) Add(t Tool) error {
 	r.byName[name] = len(r.entries)
 	r.entries = append(r.entries, entry{tool: t, params: params})
 	return nil
+}
+
+// Check says why Add would refuse t whatever the registry: its name
+// breaks [CheckName], or its schema [CheckSchemaBounds] or the JSON Schema
+// rules. The error does not name t, for a caller that says where t comes
+// from as well.
+func Check(t Tool) error {
+	_, err := prepare(t)
+	return err
+}
+
+// prepare checks t's name and compiles its schema.
+func prepare(t Tool) (*parameters, error) {
+	if err := CheckName(t.Name()); err != nil {
+		return nil, err
+	}
+	return compile(t.Parameters())
 }
 
 // AddAll adds each of ts that Add accepts, and returns why the others were

@@ -28,6 +28,9 @@ func compile(source json.RawMessage) (*parameters, error) {
 	if len(bytes.TrimSpace(source)) == 0 {
 		return nil, errors.New(`no parameters schema; use {"type": "object"} for a tool that takes no arguments`)
 	}
+	if err := CheckSchemaBounds(source); err != nil {
+		return nil, err
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(source))
 	if err != nil {
 		return nil, fmt.Errorf("parameters schema is not valid JSON: %w", err)

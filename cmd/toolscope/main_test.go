@@ -176,6 +176,7 @@ func TestBadValuesAreRefused(t *testing.T) {
 		{[]string{"serve", "--keep-runs", "-5"}, "toolscope serve: --keep-runs -5 must be 0 or more\n"},
 		{[]string{"serve", "--pause-timeout", "0"}, "toolscope serve: --pause-timeout 0s must be more than 0\n"},
 		{[]string{"serve", "--max-rounds", "0", "--keep-runs", "-1"}, "toolscope serve: --max-rounds 0 must be from 1 to 50\ntoolscope serve: --keep-runs -1 must be 0 or more\n"},
+		{[]string{"serve", "--v1-body-limit", "1KiB"}, "toolscope serve: --v1-body-limit 1KiB must be 64KiB or more\n"},
 		{[]string{"run", "--backend", "demo", "--mode", "chat", "hi"}, "toolscope run: --mode \"chat\" is not available: the demo model has no chat mode\n"},
 		{[]string{"run", ""}, "toolscope run: the request is empty\n"},
 		{[]string{"run", " \n\t"}, "toolscope run: the request is empty\n"},

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/toolscope/toolscope/engine"
@@ -20,6 +22,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	c := newCommand("serve", "[flags]", stderr).withServer()
 	maxLive := runs.DefaultMaxLive
 	c.withEnv(groupServer, "max-live-runs", "n", "runs in progress at once; more are refused (HTTP 429) until one ends", (*intValue)(&maxLive))
+	v1BodyLimit := sizeValue(server.DefaultV1BodyLimit)
+	c.withEnv(groupServer, "v1-body-limit", "size", "the largest /v1/chat/completions request, such as 8MiB or 512KiB: an agent sends its system prompt, tools and whole history each time", &v1BodyLimit)
 	var apiStubs bool
 	c.add(groupServer, "api-stubs", "", "offer the stub tools (send_mail, …) to /v1/chat/completions requests without tools; MCP tools are offered either way", (*boolValue)(&apiStubs))
 	if _, code, ok := c.parse(args, operands{}); !ok {
@@ -30,6 +34,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if c.pauseTimeout <= 0 {
 		return c.report(&engine.SettingError{Setting: "pause_timeout", Value: c.pauseTimeout.String(), Problem: "must be more than 0"})
+	}
+	if v1BodyLimit < minV1BodyLimit {
+		return c.report(&engine.SettingError{Setting: "v1_body_limit", Value: v1BodyLimit.String(), Problem: "must be " + minV1BodyLimit.String() + " or more"})
 	}
 	if c.auth && c.noAuth {
 		fmt.Fprintln(stderr, "toolscope serve: --auth and --no-auth contradict each other: give one")
@@ -50,7 +57,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if history := c.openHistory(hub, stderr); history != nil {
 		defer closeHistory(history) // after srv.Shutdown has ended the runs
 	}
-	srv := server.New(server.Config{Hub: hub, Engine: e, Access: access, APIStubs: apiStubs})
+	srv := server.New(server.Config{Hub: hub, Engine: e, Access: access, APIStubs: apiStubs, V1BodyLimit: int(v1BodyLimit)})
 	info := e.Backend().Info()
 	fmt.Fprintf(stdout, "toolscope is serving http://%s (model %s on %s)\n", ln.Addr(), info.Model, info.Backend)
 	printAccess(stdout, stderr, ln.Addr(), access)
@@ -162,4 +169,43 @@ func printAccess(stdout, stderr io.Writer, addr net.Addr, a server.Access) {
 			fmt.Fprintf(stdout, "  open http://%s/\n", h)
 		}
 	}
+}
+
+// minV1BodyLimit is the smallest --v1-body-limit: the other endpoints'
+// limit, below which even a short agent request is refused.
+const minV1BodyLimit = sizeValue(server.DefaultBodyLimit)
+
+// sizeValue is a number of bytes, given as bytes or with a unit: 8MiB,
+// 512KiB, 1GiB.
+type sizeValue int
+
+var sizeUnits = []struct {
+	suffix string
+	shift  uint
+}{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}, {"", 0}}
+
+func (v sizeValue) String() string {
+	for _, u := range sizeUnits {
+		if n := int(v); n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return strconv.Itoa(n>>u.shift) + u.suffix
+		}
+	}
+	return strconv.Itoa(int(v))
+}
+
+func (v *sizeValue) Set(s string) error {
+	s = strings.TrimSpace(s)
+	for _, u := range sizeUnits {
+		digits, ok := strings.CutSuffix(s, u.suffix)
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(digits))
+		if err != nil || n < 0 || n > math.MaxInt32>>u.shift {
+			break
+		}
+		*v = sizeValue(n << u.shift)
+		return nil
+	}
+	return errors.New("not a size: give bytes, or a whole number of KiB, MiB or GiB, such as 8MiB")
 }

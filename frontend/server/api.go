@@ -186,17 +186,21 @@ func (s *Server) launch(c *fiber.Ctx, settings engine.Settings, ts engine.Toolse
 	if err := s.checkModel(c, settings); err != nil {
 		return nil, err
 	}
-	a, err := s.cfg.Engine.AgentWith(settings, ts)
-	if err != nil {
-		// Of what a request sends, only an API client's own tools can
-		// fail here, and OpenAI's errors name the field at fault.
-		param := ""
-		if ts.Caller != nil {
-			param = "tools"
+	// The agent is built once the run is admitted: compiling an API
+	// client's tool schemas is work a refused run should not cost.
+	spec.Build = func() (*agent.Agent, error) {
+		a, err := s.cfg.Engine.AgentWith(settings, ts)
+		if err != nil {
+			// Of what a request sends, only an API client's own tools can
+			// fail here, and OpenAI's errors name the field at fault.
+			param := ""
+			if ts.Caller != nil {
+				param = "tools"
+			}
+			return nil, badRequest(param, "%v", err)
 		}
-		return nil, badRequest(param, "%v", err)
+		return a, nil
 	}
-	spec.Agent = a
 	run, err := s.cfg.Hub.Start(spec)
 	if err != nil {
 		return nil, startError(c, err)
@@ -434,6 +438,9 @@ func (s *Server) mcpServers(c *fiber.Ctx) error {
 }
 
 func byteSize(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
 	if n >= 1<<10 && n%(1<<10) == 0 {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}

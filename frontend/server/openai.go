@@ -37,7 +37,14 @@ func (s *Server) openAIRoutes() {
 
 // isOpenAI reports whether the request is one of the OpenAI API's, whose
 // errors take OpenAI's shape.
-func isOpenAI(c *fiber.Ctx) bool { return strings.HasPrefix(c.Path(), "/v1/") }
+func isOpenAI(c *fiber.Ctx) bool { return openAIPath(c.Path()) }
+
+// openAIPath reports whether a request path is the OpenAI API's. Routes
+// match whatever the case, so /V1/ is too.
+func openAIPath(path string) bool {
+	const prefix = "/v1/"
+	return len(path) >= len(prefix) && strings.EqualFold(path[:len(prefix)], prefix)
+}
 
 // openAIError answers err in OpenAI's error shape:
 // {"error": {"message", "type", "param", "code"}}.

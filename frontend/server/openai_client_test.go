@@ -44,8 +44,9 @@ type clientStep struct {
 }
 
 type clientError struct {
-	Status      int
-	Type, Param string
+	Status            int
+	Type, Param, Code string
+	Message           string
 }
 
 type clientReport struct {
@@ -57,6 +58,10 @@ type clientReport struct {
 	UnknownModel        clientError  `json:"unknown_model"`
 	N2                  clientError
 	Malformed           clientError
+	// With LIMITS set: an agent-sized request, and one over the limit.
+	AgentSizedBytes int         `json:"agent_sized_bytes"`
+	AgentSized      clientStep  `json:"agent_sized"`
+	TooLarge        clientError `json:"too_large"`
 }
 
 // runOpenAIClient runs the official openai npm client against ts. It
@@ -122,7 +127,7 @@ func TestOpenAINodeClientAgainstTheDemo(t *testing.T) {
 		settings: engine.Settings{MCP: []mcp.ServerSpec{calculatorSpec(t)}},
 		config:   func(cfg *server.Config) { cfg.APIStubs = true },
 	})
-	r := runOpenAIClient(t, ts, "toolscope-demo", "OWN_ASKS=What is 1.5 plus 2.25?|Email bob@example.com that I will be late")
+	r := runOpenAIClient(t, ts, "toolscope-demo", "OWN_ASKS=What is 1.5 plus 2.25?|Email bob@example.com that I will be late", "LIMITS=1")
 	if len(r.Models) != 1 || r.Models[0] != "toolscope-demo" {
 		t.Errorf("models: %v", r.Models)
 	}
@@ -138,6 +143,12 @@ func TestOpenAINodeClientAgainstTheDemo(t *testing.T) {
 		t.Errorf("tool_choice none: %+v", n)
 	}
 	checkClientErrors(t, r)
+	if a := r.AgentSized; r.AgentSizedBytes < 1<<20 || a.Finish != "tool_calls" || len(a.Message.ToolCalls) != 1 || a.Message.ToolCalls[0].Function.Name != "send_mail" {
+		t.Errorf("an agent-sized request of %d bytes: want a send_mail call, got %+v", r.AgentSizedBytes, a)
+	}
+	if e := r.TooLarge; e.Status != 413 || e.Type != "invalid_request_error" || e.Code != "request_too_large" || !strings.Contains(e.Message, "--v1-body-limit") {
+		t.Errorf("a request over 8 MiB: %+v", e)
+	}
 }
 
 func TestOpenAINodeClientAgainstOllama(t *testing.T) {

@@ -127,10 +127,8 @@ func (req *chatRequest) check() error {
 			return badRequest("modalities", "modality %q is not available through toolscope: only text", m)
 		}
 	}
-	for i, t := range req.Tools {
-		if t.Type != "function" || t.Function.Name == "" {
-			return badRequest(fmt.Sprintf("tools[%d]", i), `tools[%d] must be {"type": "function", "function": {"name": …}}`, i)
-		}
+	if err := req.checkTools(); err != nil {
+		return err
 	}
 	if _, err := req.choice(); err != nil {
 		return err
@@ -138,6 +136,40 @@ func (req *chatRequest) check() error {
 	var err error
 	req.sampling, err = req.readSampling()
 	return err
+}
+
+// What a request's tools may be, together; each tool's own bounds are
+// the tools package's. Compiling a schema costs about a second per MiB,
+// so the sum is what bounds the work a request can ask for.
+const (
+	maxTools            = 128 // OpenAI's own limit
+	maxToolsSchemaBytes = 512 << 10
+)
+
+// checkTools refuses tools that are not functions, names a model could
+// not write or a page should not show, and schemas too large or too deep
+// to compile, before any other work is done for the request.
+func (req *chatRequest) checkTools() error {
+	if len(req.Tools) > maxTools {
+		return badRequest("tools", "%d tools were sent: at most %d", len(req.Tools), maxTools)
+	}
+	total := 0
+	for i, t := range req.Tools {
+		if t.Type != "function" || t.Function.Name == "" {
+			return badRequest(fmt.Sprintf("tools[%d]", i), `tools[%d] must be {"type": "function", "function": {"name": …}}`, i)
+		}
+		if err := tools.CheckName(t.Function.Name); err != nil {
+			return badRequest(fmt.Sprintf("tools[%d].function.name", i), "tools[%d]: %v", i, err)
+		}
+		if err := tools.CheckSchemaBounds(t.Function.Parameters); err != nil {
+			return badRequest(fmt.Sprintf("tools[%d].function.parameters", i), "tools[%d] (%s): %v", i, t.Function.Name, err)
+		}
+		total += len(t.Function.Parameters)
+	}
+	if total > maxToolsSchemaBytes {
+		return badRequest("tools", "the tools' parameters schemas are %d KiB together: at most %d KiB", total>>10, maxToolsSchemaBytes>>10)
+	}
+	return nil
 }
 
 // readSampling checks the sampling fields against OpenAI's ranges and
@@ -334,9 +366,13 @@ func assistantText(text string, calls []chatToolCall, d streamparser.Dialect, i 
 		if strings.TrimSpace(args) == "" {
 			args = "{}" // a call with no arguments
 		}
+		param := fmt.Sprintf("messages[%d].tool_calls[%d]", i, j)
+		if err := tools.CheckName(c.Function.Name); err != nil && c.Function.Name != "" {
+			return "", badRequest(param+".function.name", "%s: %v", param, err)
+		}
 		draft, err := streamparser.NewDraft(c.Function.Name, json.RawMessage(args))
 		if err != nil || c.Function.Name == "" {
-			return "", badRequest(fmt.Sprintf("messages[%d].tool_calls[%d]", i, j), "a tool call needs a function name and arguments that are a JSON object")
+			return "", badRequest(param, "a tool call needs a function name and arguments that are a JSON object")
 		}
 		drafts[j] = draft
 	}

@@ -25,6 +25,10 @@ import (
 const (
 	DefaultHeartbeat = 15 * time.Second
 	DefaultBodyLimit = 64 << 10
+	// DefaultV1BodyLimit is the OpenAI API's: an agent sends its system
+	// prompt, its tools and the whole history, files it read included, at
+	// each turn.
+	DefaultV1BodyLimit = 8 << 20
 	// DefaultReadTimeout bounds reading one request, headers and body: a
 	// client that never finishes one (slowloris) is dropped after it.
 	DefaultReadTimeout = 10 * time.Second
@@ -47,7 +51,8 @@ type Config struct {
 	// page, /api/health and /api/models describe.
 	Engine       *engine.Engine
 	Heartbeat    time.Duration // SSE comment interval on idle streams
-	BodyLimit    int           // largest request body, in bytes
+	BodyLimit    int           // largest request body, in bytes, but on /v1
+	V1BodyLimit  int           // largest body of an OpenAI API request, in bytes
 	ReadTimeout  time.Duration // see DefaultReadTimeout
 	WriteTimeout time.Duration // see DefaultWriteTimeout
 	IdleTimeout  time.Duration // see DefaultIdleTimeout
@@ -78,6 +83,9 @@ func New(cfg Config) *Server {
 	if cfg.BodyLimit <= 0 {
 		cfg.BodyLimit = DefaultBodyLimit
 	}
+	if cfg.V1BodyLimit <= 0 {
+		cfg.V1BodyLimit = DefaultV1BodyLimit
+	}
 	cfg.withLimitDefaults()
 	cfg.Hub.OnIdle(returnMemory(cfg.Hub))
 	s := &Server{cfg: cfg}
@@ -92,8 +100,9 @@ func New(cfg Config) *Server {
 		// write buffers, 20 KiB, for as long as it runs.
 		ReduceMemoryUsage:     true,
 		DisableStartupMessage: true,
-		ErrorHandler:          errorHandler,
+		ErrorHandler:          s.errorHandler,
 	})
+	s.app.Server().HeaderReceived = s.requestLimits
 	s.routes()
 	return s
 }
@@ -136,7 +145,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // errorHandler answers every error as JSON: {"error": "…"}.
-func errorHandler(c *fiber.Ctx, err error) error {
+func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	setSecurityHeaders(c) // protocol errors reach here without the middleware
 	status := fiber.StatusInternalServerError
 	var fe *fiber.Error
@@ -147,6 +156,9 @@ func errorHandler(c *fiber.Ctx, err error) error {
 	case errors.As(err, &ae):
 		status = ae.Status
 	}
+	if status == fiber.StatusRequestEntityTooLarge {
+		err = s.bodyTooLarge(c)
+	}
 	if isOpenAI(c) {
 		return openAIError(c, status, err)
 	}
@@ -155,10 +167,7 @@ func errorHandler(c *fiber.Ctx, err error) error {
 		return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"error": `"model" ` + strings.TrimPrefix(me.Error(), "model "), "models": me.Served})
 	}
 	msg := err.Error()
-	switch status {
-	case fiber.StatusRequestEntityTooLarge:
-		msg = "the request body is too large: send at most " + byteSize(c.App().Config().BodyLimit)
-	case fiber.StatusRequestHeaderFieldsTooLarge:
+	if status == fiber.StatusRequestHeaderFieldsTooLarge {
 		msg = "the request's headers are too large: send at most " + byteSize(c.App().Config().ReadBufferSize) + "; clearing this site's cookies may help"
 	}
 	return c.Status(status).JSON(fiber.Map{"error": msg})

@@ -276,6 +276,32 @@ func TestSameToolNameOnTwoServers(t *testing.T) {
 	}
 }
 
+func TestUnusableToolsAreLeftOutAndTheOthersLoad(t *testing.T) {
+	var log logs
+	opts := quick
+	opts.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	hub := connect(t, opts, overHTTP(t, "unruly", unrulyServer(), mcp.TransportHTTP))
+
+	if got := names(hub.Tools()); !slices.Equal(got, []string{"lookup"}) {
+		t.Fatalf("tools = %v, want lookup alone", got)
+	}
+	if out, err, _ := call(t, find(t, hub, "lookup"), `{}`); err != nil || out != "found" {
+		t.Errorf("lookup = %q, %v", out, err)
+	}
+	warnings := strings.Join(hub.Servers()[0].Warnings, "\n")
+	for _, want := range []string{
+		`tool "x<svg/onload=alert(1)>" left out: tool name "x<svg/onload=alert(1)>" has '<' in it`,
+		`tool "deep" left out: the parameters schema nests more than 64 levels deep`,
+	} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("warnings = %q, want %q", warnings, want)
+		}
+	}
+	if l := log.String(); !strings.Contains(l, "server=unruly") || !strings.Contains(l, "tool=deep") {
+		t.Errorf("the log does not name the server and the tool:\n%s", l)
+	}
+}
+
 func TestToolListChanged(t *testing.T) {
 	for _, transport := range []string{mcp.TransportStdio, mcp.TransportHTTP} {
 		t.Run(transport, func(t *testing.T) {

@@ -232,9 +232,9 @@ func (s *server) listTools(ctx context.Context) error {
 		// whole, and the tap has seen it by then: it records a message
 		// before it passes the message's last byte on.
 		tool := &remoteTool{server: s, name: t.Name, remote: t, schema: s.tap.schemas.parameters(t)}
-		// The registry is what will compile the schema; asking it now
-		// keeps one unusable tool from failing every other one later.
-		if _, err := tools.NewRegistry(tool); err != nil {
+		// Checking it as the registry will keeps one unusable tool from
+		// failing every other one later.
+		if err := tools.Check(tool); err != nil {
 			warnings = append(warnings, fmt.Sprintf("tool %q left out: %v", t.Name, err))
 			s.logger.Warn("MCP tool left out", "tool", t.Name, "error", err)
 			continue

@@ -137,3 +137,20 @@ func handmade() {
 		out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
 	}
 }
+
+// unrulyServer offers, beside one good tool, one whose name is markup and
+// one whose schema nests 200 levels of JSON deep.
+func unrulyServer() *sdk.Server {
+	s := newTestServer("unruly")
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 100) + `{"type":"string"}` + strings.Repeat(`}}`, 100)
+	for _, tool := range []*sdk.Tool{
+		{Name: "lookup", InputSchema: noArgs},
+		{Name: "x<svg/onload=alert(1)>", InputSchema: noArgs},
+		{Name: "deep", InputSchema: json.RawMessage(deep)},
+	} {
+		s.AddTool(tool, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return text("found"), nil
+		})
+	}
+	return s
+}

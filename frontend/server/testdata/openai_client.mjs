@@ -70,7 +70,7 @@ async function failure(fn) {
     await fn();
     return { status: 0 };
   } catch (e) {
-    return { status: e.status, type: e.type ?? e.error?.type, param: e.param ?? e.error?.param, message: e.message };
+    return { status: e.status, type: e.type ?? e.error?.type, param: e.param ?? e.error?.param, code: e.code ?? e.error?.code, message: e.message };
   }
 }
 
@@ -93,4 +93,29 @@ const malformed = await fetch(process.env.OPENAI_BASE_URL + "/chat/completions",
   body: '{"model": "' + model + '", "messages": [',
 });
 out.malformed = { status: malformed.status, ...(await malformed.json()).error };
+if (process.env.LIMITS) {
+  // A request the size a coding agent sends, about 1 MB: a long system
+  // prompt, 20 tools, and a history in which a tool read a large file.
+  const workspaceTools = Array.from({ length: 19 }, (_, i) => ({
+    type: "function",
+    function: {
+      name: `workspace_tool_${i}`,
+      description: "Does one thing in the workspace. ".repeat(20),
+      parameters: { type: "object", properties: { path: { type: "string" }, options: { type: "object", properties: { recursive: { type: "boolean" } } } }, required: ["path"] },
+    },
+  }));
+  const history = [
+    { role: "system", content: "You are a careful assistant working in the user's repository. ".repeat(2000) },
+    { role: "user", content: "Read server.go" },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "workspace_tool_0", arguments: '{"path": "server.go"}' } }] },
+    { role: "tool", tool_call_id: "call_1", content: "func handler(w http.ResponseWriter, r *http.Request) { /* … */ }\n".repeat(14000) },
+    { role: "assistant", content: "server.go holds the HTTP handlers." },
+    ask,
+  ];
+  const agentSized = { messages: history, tools: [...tools, ...workspaceTools] };
+  out.agent_sized_bytes = JSON.stringify(agentSized).length;
+  out.agent_sized = await complete(agentSized, false);
+  // Past the 8 MiB the server takes by default.
+  out.too_large = await failure(() => client.chat.completions.create({ model, messages: [{ role: "user", content: "a".repeat(9 << 20) }] }));
+}
 console.log(JSON.stringify(out));
