@@ -12,6 +12,7 @@ import { lineage, Rerun } from './rerun.js';
 import { Compare } from './compare.js';
 import { startPresenter } from './presenter.js';
 import { pausedOn, waitsFor } from './step.js';
+import { shortcut } from './keys.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -164,9 +165,8 @@ function end(live) {
   if (runHistory) refreshRuns();
   if (state.live !== live) return;
   setLive(null);
-  // The Stop button just went away; the next thing to do is to type.
-  const focus = document.activeElement;
-  if (!focus || focus === document.body || stopButtons.includes(focus)) ui.message?.focus();
+  // The Stop button just went away: the keyboard stays with the page, not the composer, so P still presents.
+  if (stopButtons.includes(document.activeElement)) leaveComposer();
 }
 
 async function stop() {
@@ -407,6 +407,17 @@ ui.message?.addEventListener('keydown', (ev) => {
     ev.preventDefault();
     ui.composer.requestSubmit();
   }
+  // With no run to stop, Esc leaves the box, and the keys are the page's again.
+  if (ev.key === 'Escape' && !state.live) {
+    ev.preventDefault();
+    leaveComposer();
+  }
+});
+// The composer has the keyboard only when someone puts it there (a click,
+// "/", New conversation): once a request is sent, P, Space and Esc act on
+// the run again.
+ui.composer?.addEventListener('submit', () => {
+  if (document.activeElement === ui.message && !ui.message.value) leaveComposer();
 });
 document.addEventListener('keydown', (ev) => {
   // Esc in the dialog closes the dialog, not the run.
@@ -414,7 +425,16 @@ document.addEventListener('keydown', (ev) => {
     ev.preventDefault();
     stop();
   }
+  // "/" goes to the composer, which does not take the keyboard by itself.
+  if (ev.key === '/' && ui.message && shortcut(ev)) {
+    ev.preventDefault();
+    ui.message.focus();
+  }
 });
+
+function leaveComposer() {
+  ui.chat.focus({ preventScroll: true });
+}
 for (const b of stopButtons) b.addEventListener('click', stop);
 $('health-retry').addEventListener('click', checkHealth);
 ui.newConversation?.addEventListener('click', newConversation);
