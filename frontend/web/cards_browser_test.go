@@ -77,3 +77,44 @@ var slash = chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 	}
 	return nil
 })
+
+// TestEditedCallShowsWhatRan edits a call's subject at its pause: the
+// Parsed tool call card then shows the subject the tool ran with, beside
+// the one the model wrote, struck through, and its JSON is what ran.
+func TestEditedCallShowsWhatRan(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(0)))
+	p.do(chromedp.Click(chromedp.ID("set-step")))
+	const newSubject = "Standup moved to 10:30"
+	p.send(emailRequest)
+	p.stepTo(1, "input")
+	p.continueWithSpace()
+	p.stepTo(1, "call")
+	p.clickStep("Edit arguments")
+	_ = eval[chromedp.Void](p, `(() => {
+  const box = document.querySelector('#chat .is-paused .step-controls .step-edit');
+  box.value = JSON.stringify({ ...JSON.parse(box.value), subject: `+"`"+newSubject+"`"+` });
+})()`)
+	p.clickStep("Run with these arguments")
+	for _, at := range []string{"response", "input"} {
+		p.stepTo(1, at)
+		p.continueWithSpace()
+	}
+	p.waitEnd(1)
+	_ = eval[chromedp.Void](p, `document.querySelector('#chat .step-call').scrollIntoView()`)
+	p.screenshot("edited-call")
+	card := `document.querySelector('#chat .step-call')`
+	subject := eval[map[string]string](p, `(() => {
+  const row = [...`+card+`.querySelectorAll('.args tbody tr')].find((tr) => tr.cells[0].textContent === 'subject');
+  return { now: row?.querySelector('.arg-now')?.textContent ?? '', was: row?.querySelector('del.arg-was')?.textContent ?? '',
+    to: [...`+card+`.querySelectorAll('.args tbody tr')].find((tr) => tr.cells[0].textContent === 'to')?.cells[1].textContent ?? '' };
+})()`)
+	if subject["now"] != newSubject || subject["was"] != "Standup" {
+		t.Errorf("the edited subject reads %q was → %q now, want %q → %q", subject["was"], subject["now"], "Standup", newSubject)
+	}
+	if subject["to"] != "john@example.com" {
+		t.Errorf("the unchanged argument reads %q, want it as it was", subject["to"])
+	}
+	contains(t, "the call's JSON", eval[string](p, card+`.querySelector('[data-slot=json]').textContent`), `"subject": "`+newSubject+`"`)
+	contains(t, "the call's note", eval[string](p, card+`.querySelector('[data-slot=edited-note]:not([hidden])')?.textContent ?? ''`), "ran with these arguments")
+}

@@ -124,13 +124,44 @@ function title(card, text) {
   slot(card, 'title').textContent = text;
 }
 
+/** argText writes an argument's value: text as it is, other JSON on one line, or indented when long. */
+function argText(value) {
+  if (typeof value === 'string') return value;
+  const json = JSON.stringify(value);
+  return json.length > 60 ? JSON.stringify(value, null, 2) : json;
+}
+
 function argRow(key, value) {
   const row = clone('tpl-arg');
-  const isText = typeof value === 'string';
-  const json = JSON.stringify(value);
-  fill(row, { key, value: isText ? value : json.length > 60 ? JSON.stringify(value, null, 2) : json });
-  slot(row, 'value').classList.toggle('json-value', !isText);
+  fill(row, { key, value: argText(value) });
+  slot(row, 'value').classList.toggle('json-value', typeof value !== 'string');
   return row;
+}
+
+/**
+ * showEditedArguments redraws a call's card with the arguments it ran
+ * with, edited at a pause: each one changed shows what the model wrote,
+ * struck through, then what ran.
+ */
+function showEditedArguments(card, change) {
+  if (!card) return;
+  const was = change.was ?? {};
+  const now = change.now ?? {};
+  const rows = Object.keys({ ...was, ...now }).map((key) => {
+    const row = argRow(key, now[key] ?? '');
+    if (JSON.stringify(was[key]) === JSON.stringify(now[key])) return row;
+    const cell = slot(row, 'value');
+    const ran = key in now ? el('ins', 'arg-now', argText(now[key])) : el('span', 'arg-now hint', '(left out)');
+    const wrote = key in was ? el('del', 'arg-was', argText(was[key])) : el('span', 'arg-was hint', '(none)');
+    wrote.title = 'what the model wrote';
+    cell.replaceChildren(wrote, el('span', 'arg-arrow', ' → '), ran);
+    row.classList.add('is-edited');
+    return row;
+  });
+  slot(card, 'args').replaceChildren(...rows);
+  slot(card, 'args').closest('table').hidden = rows.length === 0;
+  fill(card, { json: JSON.stringify(now, null, 2) });
+  slot(card, 'edited-note').hidden = false;
 }
 
 // The Settings control for each setting a fix can name. A fix's booleans
@@ -401,6 +432,7 @@ const handlers = {
   edited(e) {
     const { what, call } = e.change;
     if (what === 'result' || what === 'error') this.round(e.round).faked.add(call);
+    if (what === 'arguments') showEditedArguments(this.round(e.round).calls.get(call), e.change);
     markEdited(this, e);
   },
 
