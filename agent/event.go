@@ -94,6 +94,9 @@ type Event struct {
 	Wire []tools.WireMessage `json:"wire,omitempty"`
 
 	DurationMS float64 `json:"duration_ms,omitempty"`
+	// Stopped: the person stopped the run while the tool of a ToolFinished
+	// event ran; its Error says so to the model. Not a failure of the tool.
+	Stopped bool `json:"stopped,omitempty"`
 	Reason     Reason  `json:"reason,omitempty"`
 	Rounds     int     `json:"rounds,omitempty"`
 

@@ -508,8 +508,11 @@ func TestStop(t *testing.T) {
 			p.screenshot("stopped-" + tt.name)
 			r := p.turns()[0].Rounds[0]
 			exec := step(t, r, "exec")
-			contains(t, "the stopped tool", exec.Title, "send_mail failed")
+			contains(t, "the stopped tool", exec.Title, "Stopped send_mail")
 			contains(t, "the stopped tool", exec.Body, "stopped by the user")
+			if eval[bool](p, `document.querySelector('.step-exec').classList.contains('is-failed')`) {
+				t.Error("the tool the user stopped is drawn as failed")
+			}
 			contains(t, "the notice", step(t, r, "notice").Title, "Stopped")
 			if eval[bool](p, `document.querySelector('.step-exec .timer').closest('.is-live') !== null`) {
 				t.Error("the timer is still live after the run stopped")

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -117,4 +118,44 @@ func TestEditedCallShowsWhatRan(t *testing.T) {
 	}
 	contains(t, "the call's JSON", eval[string](p, card+`.querySelector('[data-slot=json]').textContent`), `"subject": "`+newSubject+`"`)
 	contains(t, "the call's note", eval[string](p, card+`.querySelector('[data-slot=edited-note]:not([hidden])')?.textContent ?? ''`), "ran with these arguments")
+}
+
+// TestRoundsAreNamedForWhatTheyAre reruns a run from its round 2: the
+// rerun's first round is round 2, in its header, the loop map and the
+// status line, as it was in the run it came from. Then the run plays as
+// a recording: its round in progress says "recorded", not "live".
+func TestRoundsAreNamedForWhatTheyAre(t *testing.T) {
+	t.Parallel()
+	url := serve(t, demoModel(0))
+	p := open(t, url)
+	p.send(emailRequest)
+	p.waitEnd(1)
+	file, _ := exportRun(t, url)
+
+	p.recordStatus()
+	p.do(chromedp.Click(chromedp.CSS(`#chat .round:nth-child(2) .rerun-button`)))
+	p.waitFor("the rerun dialog", `document.getElementById('rerun-dialog').open`)
+	p.do(chromedp.Click(chromedp.CSS(`#rerun-dialog [data-slot="start"]`)))
+	p.waitFor("the rerun's lineage", `document.querySelector('#chat .turn .lineage')`)
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the rerun ended %q", reason)
+	}
+	if got := eval[[]string](p, `[...document.querySelectorAll('#chat .round h3')].map((h) => h.textContent)`); !equal(got, []string{"Round 2"}) {
+		t.Errorf("the rerun from round 2 shows rounds %q, want [Round 2]", got)
+	}
+	if got := eval[string](p, `document.querySelector('#loop-map [data-slot=round]').textContent`); got != "round 2" {
+		t.Errorf("the loop map says %q for the rerun's first round, want round 2", got)
+	}
+	if got := eval[[]string](p, `window.statuses`); !slices.Contains(got, "Running · round 2") || slices.Contains(got, "Running · round 1") {
+		t.Errorf("the status line said %q during the rerun, want Running · round 2 and never round 1", got)
+	}
+
+	p.do(chromedp.SetUploadFiles(chromedp.ID("recording-file"), []string{file}))
+	p.waitFor("the recording", `!document.getElementById('recording-bar').hidden && !document.getElementById('replay-step').disabled`)
+	_ = eval[chromedp.Void](p, `(() => { const b = document.getElementById('replay-step'); while (!b.disabled && !document.querySelector('#chat .round.is-live')) b.click(); })()`)
+	label := eval[string](p, `getComputedStyle(document.querySelector('#chat .round.is-live h3'), '::after').content`)
+	if label != `" · recorded"` {
+		t.Errorf("a recording's round in progress is labelled %s, want \" · recorded\"", label)
+	}
+	p.screenshot("recorded-round")
 }

@@ -4,7 +4,7 @@
 // link's page, which has no composer, Stop or settings, it follows the
 // operator's runs instead.
 import { el } from './dom.js';
-import { createTurn, eventTypes, RunView } from './pipeline.js';
+import { createTurn, eventTypes, RunView, turnRound } from './pipeline.js';
 import { InputDialog } from './dialog.js';
 import { Replay } from './replay.js';
 import { runOptions } from './options.js';
@@ -117,10 +117,11 @@ function follow(run, turn) {
   const progress = () => {
     if (live.stopping) return;
     const pause = pausedOn(view);
-    if (pause) setStatus(`Paused · round ${pause.round} · ${waitsFor(pause)}`, 'paused');
-    else setStatus(`Running · round ${Math.max(view.rounds.size, 1)}`, 'live');
+    if (pause) setStatus(`Paused · round ${turnRound(turn, pause.round)} · ${waitsFor(pause)}`, 'paused');
+    else setStatus(`Running · round ${turnRound(turn, Math.max(view.rounds.size, 1))}`, 'live');
   };
   const view = new RunView(turn, {
+    firstRound: run.forked_from?.round,
     showInput: (input, round, marks) => dialog.show(input, round, marks),
     onRound: progress,
     onPause: progress,

@@ -4,7 +4,7 @@
 // there. It follows the RunViews in the chat, live runs and recordings
 // alike, through the event (RUN_EVENT) each view dispatches.
 import { el, slot } from './dom.js';
-import { RUN_EVENT } from './pipeline.js';
+import { RUN_EVENT, turnRound } from './pipeline.js';
 
 // The step each event type shows; events not named here leave the map as
 // it is. The model's output never moves the map back within a round: the
@@ -38,12 +38,12 @@ export class LoopMap {
     this.pauseMark = el('span', 'loop-paused', 'paused');
   }
 
-  /** show moves the map to the step of event e. */
-  show(e) {
+  /** show moves the map to the step of event e, of the run drawn in turn. */
+  show(e, turn) {
     // Whatever follows a pause, the run has moved on from it.
     this.unpause();
     if (e.type === 'run_started') this.reset();
-    if (e.round) slot(this.el, 'round').textContent = `round ${e.round}`;
+    if (e.round) slot(this.el, 'round').textContent = `round ${turnRound(turn, e.round)}`;
     if (e.type === 'paused') {
       this.pause(e.pause.at);
       return;
@@ -100,5 +100,5 @@ export function followRuns() {
   const nav = document.getElementById('loop-map');
   if (!nav) return;
   const map = new LoopMap(nav);
-  document.getElementById('chat').addEventListener(RUN_EVENT, (ev) => map.show(ev.detail));
+  document.getElementById('chat').addEventListener(RUN_EVENT, (ev) => map.show(ev.detail, ev.target));
 }

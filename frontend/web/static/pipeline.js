@@ -35,14 +35,22 @@ const parsedBy = (who) => {
 
 // ---- cards ----------------------------------------------------------------
 
+/**
+ * turnRound is the number round n of the run drawn in turn has in its
+ * conversation's turn: a rerun's rounds go on from the round it reran.
+ */
+export function turnRound(turn, n) {
+  return n + Number(turn.dataset.firstRound ?? 1) - 1;
+}
+
 /** A Round is one model reply and the tool runs that follow it. */
 class Round {
-  constructor(number, parent, marks) {
+  constructor(number, turn, marks) {
     this.number = number;
     this.marks = marks;
     this.inThinking = false; // the reply starts inside <think>
     this.el = clone('tpl-round');
-    fill(this.el, { number: String(number) });
+    fill(this.el, { number: String(turnRound(turn, number)) });
     this.el.classList.add('is-live');
     this.steps = slot(this.el, 'steps');
     this.input = null;
@@ -54,7 +62,7 @@ class Round {
     this.calls = new Map(); // call index → card
     this.execs = new Map(); // call index → {card, timer}
     this.faked = new Set(); // indexes of the calls whose result was typed at a pause
-    parent.append(this.el);
+    slot(turn, 'rounds').append(this.el);
   }
 
   add(kind, before = null) {
@@ -220,6 +228,14 @@ function execCard(round, call) {
   fill(card, { call: callText(call) });
   slot(card, 'meta').append(el('span', 'timer'));
   return card;
+}
+
+/** execTitle names how a tool's run ended: executed, failed, stopped, or faked at a pause. */
+function execTitle(e, faked) {
+  const { name } = e.call;
+  if (faked) return `Faked ${e.error ? 'error' : 'result'} of ${name}`;
+  if (e.stopped) return `Stopped ${name}`;
+  return e.error ? `${name} failed` : `Executed ${name}`;
 }
 
 /** endCall ends the tint of a call in the raw output; Ollama's calls are not in it. */
@@ -396,9 +412,10 @@ const handlers = {
     clearInterval(exec.timer);
     const { card } = exec;
     card.classList.remove('is-live');
-    card.classList.toggle('is-failed', Boolean(e.error));
-    if (faked) title(card, `Faked ${e.error ? 'error' : 'result'} of ${e.call.name}`);
-    else title(card, e.error ? `${e.call.name} failed` : `Executed ${e.call.name}`);
+    // A tool the person stopped did not fail.
+    card.classList.toggle('is-failed', Boolean(e.error) && !e.stopped);
+    card.classList.toggle('is-stopped', Boolean(e.stopped));
+    title(card, execTitle(e, faked));
     slot(card, 'meta').querySelector('.timer').textContent = faked ? 'faked' : duration(e.duration_ms ?? 0);
     if (e.error) {
       fill(card, { error: e.error });
@@ -459,7 +476,7 @@ const handlers = {
     const r = e.round > 0 ? this.round(e.round) : null;
     // Only the backend fails a run: rendering the input, or streaming the reply.
     let where = 'before the first round';
-    if (r) where = `round ${r.number}, ${r.input ? 'while asking the model' : "while preparing the model's input"}`;
+    if (r) where = `round ${turnRound(this.turn, r.number)}, ${r.input ? 'while asking the model' : "while preparing the model's input"}`;
     errorCard(this.add(r, 'error'), e.error, where, e.fix);
   },
 
@@ -505,11 +522,13 @@ export class RunView {
    *   onTools(names): the tools the run offers the model,
    *   onRoundHead(head, round, input): a round's header has been drawn,
    *   continueRun(body): ends a pause in step mode (absent: the page cannot),
-   *   onPause(pause): the run waits on a pause (step mode), or no longer (null)
+   *   onPause(pause): the run waits on a pause (step mode), or no longer (null);
+   *   firstRound: for a rerun, the round of the run it reran, which its round 1 is
    */
   constructor(turn, hooks = {}) {
     Object.assign(this, hooks);
     this.turn = turn;
+    if (hooks.firstRound) turn.dataset.firstRound = hooks.firstRound;
     this.roundsEl = slot(turn, 'rounds');
     this.rounds = new Map();
     this.seq = 0;
@@ -539,7 +558,7 @@ export class RunView {
   round(n) {
     let r = this.rounds.get(n);
     if (!r) {
-      r = new Round(n, this.roundsEl, this.marks);
+      r = new Round(n, this.turn, this.marks);
       this.rounds.set(n, r);
     }
     return r;
