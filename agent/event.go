@@ -96,9 +96,9 @@ type Event struct {
 	DurationMS float64 `json:"duration_ms,omitempty"`
 	// Stopped: the person stopped the run while the tool of a ToolFinished
 	// event ran; its Error says so to the model. Not a failure of the tool.
-	Stopped bool `json:"stopped,omitempty"`
-	Reason     Reason  `json:"reason,omitempty"`
-	Rounds     int     `json:"rounds,omitempty"`
+	Stopped bool   `json:"stopped,omitempty"`
+	Reason  Reason `json:"reason,omitempty"`
+	Rounds  int    `json:"rounds,omitempty"`
 
 	// StartsInThinking: the input leaves the model inside <think>, so the
 	// reply starts in thinking with no opening tag.
