@@ -1380,15 +1380,7 @@ func TestCompareTwoRunsInThePage(t *testing.T) {
 	t.Parallel()
 	url := serve(t, demoModel(0))
 	for _, dialect := range []string{"hermes", "marker"} {
-		resp, err := http.Post(url+"/api/runs", "application/json", strings.NewReader(
-			`{"message": "Send an email to john@example.com about tomorrow's standup", "dialect": "`+dialect+`"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusCreated {
-			t.Fatalf("POST /api/runs = %s", resp.Status)
-		}
+		runDialect(t, url, dialect)
 	}
 	p := open(t, url)
 	p.waitFor("both runs, finished, in the Runs panel", `[...document.querySelectorAll('#run-list .run-state')].filter((s) => s.textContent.startsWith('answered')).length === 2`)

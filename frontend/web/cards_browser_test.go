@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"context"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -158,4 +160,65 @@ func TestRoundsAreNamedForWhatTheyAre(t *testing.T) {
 		t.Errorf("a recording's round in progress is labelled %s, want \" · recorded\"", label)
 	}
 	p.screenshot("recorded-round")
+}
+
+// TestCompareShowsEachRawOutput compares one request in the hermes and
+// the marker call formats: each round shows both runs' raw output side
+// by side, level, each with its own format's call marks highlighted.
+func TestCompareShowsEachRawOutput(t *testing.T) {
+	t.Parallel()
+	url := serve(t, demoModel(0))
+	for _, dialect := range []string{"hermes", "marker"} {
+		runDialect(t, url, dialect)
+	}
+	p := open(t, url)
+	p.viewport(1280, 720)
+	p.waitFor("both runs, finished, in the Runs panel", `[...document.querySelectorAll('#run-list .run-state')].filter((s) => s.textContent.startsWith('answered')).length === 2`)
+	p.do(chromedp.Click(chromedp.CSS(`#run-list li:nth-child(1) .compare-pick input`)), chromedp.Click(chromedp.CSS(`#run-list li:nth-child(2) .compare-pick input`)))
+	p.do(chromedp.Click(chromedp.CSS(`.compare-button`)))
+	p.waitFor("the compared rounds", `document.querySelectorAll('#compare-dialog .compare-round').length === 2`)
+	type rawSide struct {
+		Text  string
+		Marks []string
+		Top   float64
+	}
+	rounds := eval[[][]rawSide](p, `[...document.querySelectorAll('#compare-dialog .compare-round')].map((round) =>
+  [...round.querySelectorAll('.compare-raw .compare-side')].map((side) => ({
+    text: side.querySelector('pre')?.textContent ?? '',
+    marks: [...side.querySelectorAll('pre .tok')].map((t) => t.textContent),
+    top: side.querySelector('pre')?.getBoundingClientRect().top ?? -1,
+  })))`)
+	if len(rounds) != 2 {
+		t.Fatalf("%d rounds compared, want 2", len(rounds))
+	}
+	for i, sides := range rounds {
+		if len(sides) != 2 || sides[0].Text == "" || sides[1].Text == "" {
+			t.Fatalf("round %d: the raw outputs are %+v, want both runs'", i+1, sides)
+		}
+		if sides[0].Top != sides[1].Top {
+			t.Errorf("round %d: the raw outputs start at y = %.0f and %.0f, want them level", i+1, sides[0].Top, sides[1].Top)
+		}
+	}
+	// The runs are listed newest first: the marker run is A, hermes B.
+	a, b := rounds[0][0], rounds[0][1]
+	if !slices.Contains(a.Marks, ">>>CALL_FUNCTION<<<") || !slices.Contains(b.Marks, "<tool_call>") {
+		t.Errorf("round 1's raw outputs highlight %q (A, marker) and %q (B, hermes)", a.Marks, b.Marks)
+	}
+	contains(t, "A's raw output", a.Text, `>>>CALL_FUNCTION<<< {"name": "send_mail"`)
+	p.screenshot("compare-raw")
+}
+
+// runDialect starts the email request through the run API in a call
+// format, and does not wait for it to end.
+func runDialect(t *testing.T, url, dialect string) {
+	t.Helper()
+	resp, err := http.Post(url+"/api/runs", "application/json", strings.NewReader(
+		`{"message": "`+emailRequest+`", "dialect": "`+dialect+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /api/runs = %s", resp.Status)
+	}
 }
