@@ -4,10 +4,11 @@ package web_test
 // real toolscope server, with the demo model or an in-process Ollama.
 //
 // Screenshots go to $SCREENSHOT_DIR when it is set. The README's picture
-// is the whole finished conversation of the email seed prompt:
+// is the email seed prompt at the binary's own pace, as it ends in a
+// 1280×720 window:
 //
-//	SCREENSHOT_DIR=/tmp/shots go test ./frontend/web -run 'TestSeedPrompts/email'
-//	cp /tmp/shots/email-full.png docs/screenshot.png
+//	SCREENSHOT_DIR=/tmp/shots go test ./frontend/web -run 'TestARunAtLaptopSize'
+//	cp /tmp/shots/laptop-1280x720-email.png docs/screenshot.png
 
 import (
 	"context"
@@ -1013,7 +1014,7 @@ func TestNarrowWindows(t *testing.T) {
 			t.Parallel()
 			p := open(t, url)
 			p.viewport(width, 800)
-			p.visible("the header", ".topbar button, .topbar .model-chip, .brand-name")
+			p.visible("the header", ".topbar button, .brand-name")
 			p.visible("the demo note's button", "#hide-banner")
 			if over := eval[int](p, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
 				t.Errorf("the page is %d px wider than the window", over)

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/engine"
 )
 
 // TestKeysGoToThePageOutsideTheComposer presses the page's keys as a
@@ -221,4 +222,68 @@ func runDialect(t *testing.T, url, dialect string) {
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("POST /api/runs = %s", resp.Status)
 	}
+}
+
+// TestARunAtLaptopSize runs the first example request at the binary's
+// own pace in a 1280×720 window, as someone trying toolscope sees it, and
+// takes the README's picture: the raw output folds the thinking that the
+// Thinking card shows to one line, which a click opens and folds again,
+// so that at the end the answering round is in view whole, and the tool
+// result of the round before with it.
+func TestARunAtLaptopSize(t *testing.T) {
+	t.Parallel()
+	s := engine.Defaults()
+	s.Backend = engine.BackendDemo
+	p := open(t, serve(t, s))
+	p.viewport(1280, 720)
+	_ = eval[chromedp.Void](p, `document.querySelector('#empty .seed').click()`)
+	if reason := p.waitEnd(1); reason != agent.Answered {
+		t.Fatalf("the run ended %q", reason)
+	}
+	p.waitFor("the answer in view", inChat+`(document.querySelector('.step-answer.is-final'))`)
+	p.screenshot("laptop-1280x720-email")
+
+	thinking := `document.querySelectorAll('#chat .round')[1].querySelector('.step-raw .raw-think')`
+	// Each line a piece of text takes is one of its client rects.
+	lines := func() int { return eval[int](p, thinking+`.getClientRects().length`) }
+	if n := lines(); n != 1 {
+		t.Errorf("round 2's raw output shows its thinking on %d lines, want it folded to one", n)
+	}
+	_ = eval[chromedp.Void](p, thinking+`.click()`)
+	if n := lines(); n < 2 {
+		t.Errorf("a click on the folded thinking left it on %d line, want it open", n)
+	}
+	_ = eval[chromedp.Void](p, thinking+`.click()`)
+	if n := lines(); n != 1 {
+		t.Errorf("a second click left the thinking on %d lines, want it folded again", n)
+	}
+	p.waitFor("round 2 in view", `[...document.querySelectorAll('#chat .round')[1].querySelectorAll('.step')].every(`+inChat+`)`)
+	// The result the model read back, in round 1's last card: the line that links the two rounds.
+	result := `(() => { const pre = document.querySelector('#chat .step-response pre'), range = document.createRange();
+  const text = [...pre.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent.includes('"status"'));
+  range.selectNodeContents(text); return range; })()`
+	if !eval[bool](p, inChat+`(`+result+`)`) {
+		t.Error("at 1280×720 the answering round fills the view: the tool result that round 1 sent back is out of sight")
+	}
+}
+
+// TestPhoneHeaderIsOneLine opens the page at a phone's 420×800: the
+// header keeps one line and the demo note a few, so the chat has the rest.
+func TestPhoneHeaderIsOneLine(t *testing.T) {
+	t.Parallel()
+	p := open(t, serve(t, demoModel(0)))
+	p.viewport(420, 800)
+	p.visible("the header's buttons", ".topbar button, .brand-name")
+	sizes := eval[map[string]float64](p, `(() => {
+  const h = (sel) => document.querySelector(sel).getBoundingClientRect().height;
+  return { header: h('.topbar'), row: h('#toggle-theme'), note: h('#demo-banner') };
+})()`)
+	if sizes["header"] > 2*sizes["row"] {
+		t.Errorf("the header is %.0f px high for %.0f px buttons: it wraps", sizes["header"], sizes["row"])
+	}
+	if sizes["note"] > 800/8 {
+		t.Errorf("the demo note is %.0f px high, more than an eighth of the 800 px window", sizes["note"])
+	}
+	contains(t, "the demo note", eval[string](p, `document.getElementById('demo-banner').innerText`), "not an LLM")
+	p.screenshot("phone-420x800")
 }

@@ -78,6 +78,11 @@ class Round {
       card.classList.add('is-live');
       const stream = new RawStream(slot(card, 'text'), { inThinking: this.inThinking, marks: this.marks });
       this.raw = { card, stream, chunks: 0 };
+      // The thinking it holds is the Thinking card's text again, so it is
+      // folded to one line (app.css); a click shows it here too, or folds it again.
+      stream.pre.addEventListener('click', (ev) => {
+        if (ev.target.closest('.raw-think')) stream.pre.classList.toggle('shows-thinking');
+      });
     }
     return this.raw;
   }
