@@ -2,10 +2,12 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -286,4 +288,64 @@ func TestPhoneHeaderIsOneLine(t *testing.T) {
 	}
 	contains(t, "the demo note", eval[string](p, `document.getElementById('demo-banner').innerText`), "not an LLM")
 	p.screenshot("phone-420x800")
+}
+
+// TestPresenterDrawsTheLoop presents the email request on a 1920×1080
+// projector and a 1280×720 one: the loop map draws the loop as a loop,
+// the four steps of a round on a ring with an arrow from Response back to
+// Model, which lights when round 2 starts, in type larger than the
+// cards'; while the run goes on the composer gives way to its Stop.
+func TestPresenterDrawsTheLoop(t *testing.T) {
+	t.Parallel()
+	url := serve(t, demoModel(3*time.Second)) // long enough to catch on a busy machine
+	for _, size := range [][2]int64{{1920, 1080}, {1280, 720}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			p := open(t, url)
+			p.viewport(size[0], size[1])
+			p.do(chromedp.Click(chromedp.ID("toggle-present")))
+			p.waitFor("presenter mode", `document.documentElement.classList.contains('presenting')`)
+			p.visible("the loop map's steps", "#loop-map .loop-name")
+			centre := eval[map[string][2]float64](p, `Object.fromEntries([...document.querySelectorAll('#loop-map [data-step]')].map((li) => {
+  const r = li.querySelector('.loop-name').getBoundingClientRect();
+  return [li.dataset.step, [r.left + r.width / 2, r.top + r.height / 2]];
+}))`)
+			model, call, tool, response := centre["model"], centre["call"], centre["tool"], centre["response"]
+			// Clockwise round a ring: Model above, Tool call right, Tool below, Response left.
+			if !(model[1] < call[1] && call[0] > tool[0] && tool[1] > response[1] && response[0] < model[0] && call[0] > response[0] && tool[1] > model[1]) {
+				t.Errorf("the loop's steps are not on a ring: %v", centre)
+			}
+			if n := eval[int](p, `document.querySelectorAll('#loop-map [data-arc="response-model"]').length`); n != 1 {
+				t.Fatalf("%d arrows from Response back to Model, want 1", n)
+			}
+			sizes := eval[[]float64](p, `[parseFloat(getComputedStyle(document.querySelector('#loop-map .loop-name')).fontSize), parseFloat(getComputedStyle(document.documentElement).fontSize)]`)
+			if sizes[0] < sizes[1] {
+				t.Errorf("the loop map's steps are in %.0f px type, smaller than the cards' %.0f px", sizes[0], sizes[1])
+			}
+
+			_ = eval[chromedp.Void](p, `(() => {
+  window.arcs = [];
+  document.getElementById('chat').addEventListener('run-event', () => {
+    const lit = document.querySelector('#loop-map .loop-arrow.is-lit')?.dataset.arc ?? '';
+    if (window.arcs.at(-1) !== lit) window.arcs.push(lit);
+  });
+})()`)
+			p.send(emailRequest)
+			p.waitFor("the tool to run", `document.querySelector('.step-exec.is-live')`)
+			if eval[bool](p, inWindow+`(document.getElementById('message'))`) {
+				t.Error("the composer's text box is on screen while the run goes on")
+			}
+			p.visible("the composer's Stop during the run", "#composer-stop")
+			p.screenshot(fmt.Sprintf("presenter-%dx%d-tool", size[0], size[1]))
+			if reason := p.waitEnd(1); reason != agent.Answered {
+				t.Fatalf("the run ended %q", reason)
+			}
+			p.visible("the composer after the run", "#message")
+			want := []string{"request-model", "model-call", "call-tool", "tool-response", "response-model", "model-answer"}
+			if got := eval[[]string](p, `window.arcs`); !isSubsequence(want, got) {
+				t.Errorf("the loop map lit the arrows %q, want %q in that order", got, want)
+			}
+			p.screenshot(fmt.Sprintf("presenter-%dx%d-end", size[0], size[1]))
+		})
+	}
 }

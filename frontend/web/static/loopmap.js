@@ -1,8 +1,9 @@
-// loopmap.js: the loop map, a strip of the agent loop's steps (Request →
-// Model → Tool call → Tool → Response → Answer) that lights the step of
-// the newest event, and marks it "paused" while a run in step mode waits
-// there. It follows the RunViews in the chat, live runs and recordings
-// alike, through the event (RUN_EVENT) each view dispatches.
+// loopmap.js: the loop map, the agent loop drawn as a loop (Request →
+// Model → Tool call → Tool → Response → back to Model, or out to Answer),
+// lights the step of the newest event and the arrow that led to it, and
+// marks the step "paused" while a run in step mode waits there. It follows
+// the RunViews in the chat, live runs and recordings alike, through the
+// event (RUN_EVENT) each view dispatches.
 import { el, slot } from './dom.js';
 import { RUN_EVENT, turnRound } from './pipeline.js';
 
@@ -34,6 +35,9 @@ export class LoopMap {
   constructor(root) {
     this.el = root;
     this.steps = new Map([...root.querySelectorAll('[data-step]')].map((li) => [li.dataset.step, li]));
+    this.arrows = [...root.querySelectorAll('[data-arc]')];
+    // Each step's pill goes to its point of the drawing (the server says where).
+    for (const li of this.steps.values()) Object.assign(li.style, { left: `${li.dataset.x}%`, top: `${li.dataset.y}%` });
     this.step = '';
     this.pauseMark = el('span', 'loop-paused', 'paused');
   }
@@ -63,6 +67,9 @@ export class LoopMap {
   }
 
   light(step) {
+    // The arrow taken: back from Response to Model is a new round of the loop.
+    const arc = `${this.step || 'request'}-${step}`;
+    if (step !== this.step) for (const a of this.arrows) a.classList.toggle('is-lit', a.dataset.arc === arc);
     this.step = step;
     for (const [name, li] of this.steps) {
       if (name === step) li.setAttribute('aria-current', 'step');
