@@ -231,9 +231,9 @@ func presentButton() templ.Component {
 // The loop map's drawing, in the units of its SVG: the four steps of the
 // loop sit on an ellipse, the request and the answer above the model.
 const (
-	ringWidth, ringHeight = 110, 100
-	ringX, ringY          = 55.0, 54.0 // the ellipse's centre
-	ringRX, ringRY        = 38.0, 33.0
+	ringWidth, ringHeight = 110, 104
+	ringX, ringY          = 55.0, 58.0 // the ellipse's centre
+	ringRX, ringRY        = 36.0, 33.0
 )
 
 // loopStep is a step of the loop map: its key (as loopmap.js names it),
@@ -263,12 +263,12 @@ var loopSteps = func() []loopStep {
 		return loopStep{key, name, x, y}
 	}
 	return []loopStep{
-		{"request", "Request", 17, 8},
+		{"request", "Request", 19, 8},
 		at("model", "Model", 270),
 		at("call", "Tool call", 0),
 		at("tool", "Tool", 90),
 		at("response", "Response", 180),
-		{"answer", "Answer", 95, 8},
+		{"answer", "Answer", 91, 8},
 	}
 }()
 
@@ -284,12 +284,12 @@ func loopArrows() []loopArrow {
 		return loopArrow{from, to, fmt.Sprintf("M%.1f %.1f A%.0f %.0f 0 0 1 %.1f %.1f", x1, y1, ringRX, ringRY, x2, y2)}
 	}
 	return []loopArrow{
-		{"request", "model", "M24 13.5 L40 19.5"},
+		{"request", "model", "M27 14 L40 22"},
 		arc("model", "call", 300, 343),
 		arc("call", "tool", 17, 62),
 		arc("tool", "response", 118, 163),
 		arc("response", "model", 197, 240),
-		{"model", "answer", "M71 19.5 L88 13.5"},
+		{"model", "answer", "M70 22 L83 14"},
 	}
 }
 
