@@ -223,6 +223,9 @@ const stoppedByUser = "stopped by the user"
 // failed stream or the length limit cut off.
 const notRunCut = "not run: the reply was cut off"
 
+// errStopped is the error of a call that a cancelled run stopped.
+var errStopped = errors.New(stoppedByUser)
+
 // failure is the Error event for a backend error. An *llm.Error's fix goes
 // in its own field, for each front end to word, so the text is its
 // problem alone.
@@ -496,7 +499,7 @@ func (r *run) execute(ctx context.Context, round int, rep *reply, c *Call) strin
 	result, err := r.agent.call(tools.WithRecorder(ctx, wire.add), r.tools, c)
 	done := Event{Type: ToolFinished, Round: round, Call: c, DurationMS: millis(time.Since(began)), Wire: wire.messages()}
 	if err != nil {
-		done.Error = err.Error()
+		done.Error, done.Stopped = err.Error(), errors.Is(err, errStopped)
 		r.send(done)
 		return errorJSON(err.Error())
 	}
@@ -548,7 +551,7 @@ func (a *Agent) call(ctx context.Context, reg *tools.Registry, c *Call) (string,
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
 		return "", fmt.Errorf("tool %s did not answer within %s", c.Name, a.cfg.ToolTimeout)
 	}
-	return "", errors.New(stoppedByUser)
+	return "", errStopped
 }
 
 // wireLog collects the protocol messages of one call. A tool may record

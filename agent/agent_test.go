@@ -331,8 +331,8 @@ func TestCancelWhileToolRuns(t *testing.T) {
 		t.Fatalf("result = %+v, want cancelled", res)
 	}
 	finished := ofType(events, agent.ToolFinished)
-	if len(finished) != 1 || finished[0].Error != "stopped by the user" {
-		t.Fatalf("tool_finished = %+v, want the tool's cancellation in words", finished)
+	if len(finished) != 1 || finished[0].Error != "stopped by the user" || !finished[0].Stopped {
+		t.Fatalf("tool_finished = %+v, want the tool's cancellation in words, marked stopped", finished)
 	}
 	// The history stays well-formed: the call has its response, in the
 	// same words, and the assistant's turn is closed.

@@ -103,8 +103,11 @@ type Event struct {
 	Wire []tools.WireMessage `json:"wire,omitempty"`
 
 	DurationMS float64 `json:"duration_ms,omitempty"`
-	Reason     Reason  `json:"reason,omitempty"`
-	Rounds     int     `json:"rounds,omitempty"`
+	// Stopped: the person stopped the run while the tool of a ToolFinished
+	// event ran; its Error says so to the model. Not a failure of the tool.
+	Stopped bool   `json:"stopped,omitempty"`
+	Reason  Reason `json:"reason,omitempty"`
+	Rounds  int    `json:"rounds,omitempty"`
 
 	// StartsInThinking: the input leaves the model inside <think>, so the
 	// reply starts in thinking with no opening tag.

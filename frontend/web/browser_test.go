@@ -4,10 +4,11 @@ package web_test
 // real toolscope server, with the demo model or an in-process Ollama.
 //
 // Screenshots go to $SCREENSHOT_DIR when it is set. The README's picture
-// is the whole finished conversation of the email seed prompt:
+// is the email seed prompt at the binary's own pace, as it ends in a
+// 1280×720 window:
 //
-//	SCREENSHOT_DIR=/tmp/shots go test ./frontend/web -run 'TestSeedPrompts/email'
-//	cp /tmp/shots/email-full.png docs/screenshot.png
+//	SCREENSHOT_DIR=/tmp/shots go test ./frontend/web -run 'TestARunAtLaptopSize'
+//	cp /tmp/shots/laptop-1280x720-email.png docs/screenshot.png
 
 import (
 	"context"
@@ -508,8 +509,11 @@ func TestStop(t *testing.T) {
 			p.screenshot("stopped-" + tt.name)
 			r := p.turns()[0].Rounds[0]
 			exec := step(t, r, "exec")
-			contains(t, "the stopped tool", exec.Title, "send_mail failed")
+			contains(t, "the stopped tool", exec.Title, "Stopped send_mail")
 			contains(t, "the stopped tool", exec.Body, "stopped by the user")
+			if eval[bool](p, `document.querySelector('.step-exec').classList.contains('is-failed')`) {
+				t.Error("the tool the user stopped is drawn as failed")
+			}
 			contains(t, "the notice", step(t, r, "notice").Title, "Stopped")
 			if eval[bool](p, `document.querySelector('.step-exec .timer').closest('.is-live') !== null`) {
 				t.Error("the timer is still live after the run stopped")
@@ -1051,7 +1055,7 @@ func TestNarrowWindows(t *testing.T) {
 			t.Parallel()
 			p := open(t, url)
 			p.viewport(width, 800)
-			p.visible("the header", ".topbar button, .topbar .model-chip, .brand-name")
+			p.visible("the header", ".topbar button, .brand-name")
 			p.visible("the demo note's button", "#hide-banner")
 			if over := eval[int](p, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
 				t.Errorf("the page is %d px wider than the window", over)
@@ -1418,15 +1422,7 @@ func TestCompareTwoRunsInThePage(t *testing.T) {
 	t.Parallel()
 	url := serve(t, demoModel(0))
 	for _, dialect := range []string{"hermes", "marker"} {
-		resp, err := http.Post(url+"/api/runs", "application/json", strings.NewReader(
-			`{"message": "Send an email to john@example.com about tomorrow's standup", "dialect": "`+dialect+`"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusCreated {
-			t.Fatalf("POST /api/runs = %s", resp.Status)
-		}
+		runDialect(t, url, dialect)
 	}
 	p := open(t, url)
 	p.waitFor("both runs, finished, in the Runs panel", `[...document.querySelectorAll('#run-list .run-state')].filter((s) => s.textContent.startsWith('answered')).length === 2`)

@@ -9,10 +9,16 @@ package web
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-// loopMap is a slim strip of the agent loop's steps that static/loopmap.js
-// lights as a run's events arrive. It sits above the chat, outside its
-// scrolling, so it stays on screen while the cards scroll; presenter mode
-// shows it.
+import (
+	"fmt"
+	"math"
+)
+
+// loopMap draws the agent loop as a loop: Model → Tool call → Tool →
+// Response and back to Model, round and round, with the request coming in
+// to the model and the answer leaving it. static/loopmap.js lights the
+// step of the newest event and the arrow that led to it. Presenter mode
+// shows it beside the chat, outside its scrolling, so it stays in sight.
 func loopMap() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -30,7 +36,56 @@ func loopMap() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<nav id=\"loop-map\" class=\"loop-map\" aria-label=\"Where the loop is\"><ol class=\"loop-steps\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<nav id=\"loop-map\" class=\"loop-map\" aria-label=\"Where the loop is\"><div class=\"loop-ring\"><svg class=\"loop-arrows\" viewBox=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var2 string
+		templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fmt.Sprintf("0 0 %d %d", ringWidth, ringHeight)).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `loopmap.templ`, Line: 16, Col: 85}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" aria-hidden=\"true\"><defs><marker id=\"loop-head\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"4\" markerHeight=\"4\" orient=\"auto-start-reverse\"><path d=\"M0 1 9 5 0 9z\"></path></marker> <marker id=\"loop-head-lit\" class=\"is-lit\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"4\" markerHeight=\"4\" orient=\"auto-start-reverse\"><path d=\"M0 1 9 5 0 9z\"></path></marker></defs> ")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		for _, a := range loopArrows() {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<path class=\"loop-arrow\" data-arc=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var3 string
+			templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(a.from + "-" + a.to).Resolve(ctx)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `loopmap.templ`, Line: 26, Col: 60}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" d=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var4 string
+			templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(a.d).Resolve(ctx)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `loopmap.templ`, Line: 26, Col: 70}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\"></path>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</svg><ol class=\"loop-steps\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -39,38 +94,64 @@ func loopMap() templ.Component {
 				templ_7745c5c3_ElementWriter := templ_7745c5c3_Buffer
 				templ_7745c5c3_Buffer := templ.GetBuffer()
 				var templ_7745c5c3_ElementScripts []templ.ComponentScript
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<li class=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<li class=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var2 = []any{"loop-step", "loop-" + s.key}
-				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var2...)
+				var templ_7745c5c3_Var5 = []any{"loop-step", "loop-" + s.key}
+				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var5...)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var3 string
-				templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.CSSClasses(templ_7745c5c3_Var2).String()).Resolve(ctx)
+				var templ_7745c5c3_Var6 string
+				templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.CSSClasses(templ_7745c5c3_Var5).String()).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `loopmap.templ`, Line: 1, Col: 0}
 				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\" data-step=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" data-step=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var4 string
-				templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(s.key).Resolve(ctx)
+				var templ_7745c5c3_Var7 string
+				templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(s.key).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `loopmap.templ`, Line: 11, Col: 64}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `loopmap.templ`, Line: 31, Col: 65}
 				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\" data-x=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var8 string
+				templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(s.percent(s.x, ringWidth)).Resolve(ctx)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `loopmap.templ`, Line: 31, Col: 102}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\" data-y=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var9 string
+				templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(s.percent(s.y, ringHeight)).Resolve(ctx)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `loopmap.templ`, Line: 31, Col: 140}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -84,35 +165,35 @@ func loopMap() templ.Component {
 				}
 				templ.ReleaseBuffer(templ_7745c5c3_Buffer)
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "><span class=\"loop-name\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "><span class=\"loop-name\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var5 string
-			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(s.name)
+			var templ_7745c5c3_Var10 string
+			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(s.name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `loopmap.templ`, Line: 12, Col: 37}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `loopmap.templ`, Line: 32, Col: 38}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</span> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</span> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if s.key == "tool" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<span class=\"loop-detail\" data-slot=\"tool\"></span>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<span class=\"loop-detail\" data-slot=\"tool\"></span>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</li>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</li>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</ol><span class=\"loop-round\" data-slot=\"round\"></span></nav>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</ol><span class=\"loop-round\" data-slot=\"round\"></span></div></nav>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -139,7 +220,7 @@ func presentButton() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<button type=\"button\" id=\"toggle-present\" class=\"ghost\" aria-pressed=\"false\" title=\"Presenter mode, for projectors: large type, no side panel, the loop map on (P; Esc leaves)\"><svg viewBox=\"0 0 16 16\" aria-hidden=\"true\" class=\"icon\"><rect x=\"1.5\" y=\"2.5\" width=\"13\" height=\"8.5\" rx=\"1\"></rect><path d=\"M8 11v3M5.5 14h5\"></path></svg> <span class=\"button-label\">Present</span></button>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<button type=\"button\" id=\"toggle-present\" class=\"ghost\" aria-pressed=\"false\" title=\"Presenter mode, for projectors: large type, no side panel, the loop map on (P; Esc leaves)\"><svg viewBox=\"0 0 16 16\" aria-hidden=\"true\" class=\"icon\"><rect x=\"1.5\" y=\"2.5\" width=\"13\" height=\"8.5\" rx=\"1\"></rect><path d=\"M8 11v3M5.5 14h5\"></path></svg> <span class=\"button-label\">Present</span></button>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -147,15 +228,69 @@ func presentButton() templ.Component {
 	})
 }
 
-// loopSteps are the loop map's steps, in the loop's order; the keys are
-// what loopmap.js names them.
-var loopSteps = []struct{ key, name string }{
-	{"request", "Request"},
-	{"model", "Model"},
-	{"call", "Tool call"},
-	{"tool", "Tool"},
-	{"response", "Response"},
-	{"answer", "Answer"},
+// The loop map's drawing, in the units of its SVG: the four steps of the
+// loop sit on an ellipse, the request and the answer above the model.
+const (
+	ringWidth, ringHeight = 110, 104
+	ringX, ringY          = 55.0, 58.0 // the ellipse's centre
+	ringRX, ringRY        = 36.0, 33.0
+)
+
+// loopStep is a step of the loop map: its key (as loopmap.js names it),
+// its name, and where its centre sits, in the drawing's units.
+type loopStep struct {
+	key, name string
+	x, y      float64
+}
+
+// percent says where a step's pill sits, as a percentage of the drawing's
+// size, for loopmap.js to place it: the page's policy allows no style
+// attributes.
+func (loopStep) percent(at, size float64) string {
+	return fmt.Sprintf("%.1f", 100*at/size)
+}
+
+// onRing is the point of the ellipse at angle deg, clockwise from the right.
+func onRing(deg float64) (x, y float64) {
+	rad := deg * math.Pi / 180
+	return ringX + ringRX*math.Cos(rad), ringY + ringRY*math.Sin(rad)
+}
+
+// loopSteps are the loop map's steps, in the loop's order.
+var loopSteps = func() []loopStep {
+	at := func(key, name string, deg float64) loopStep {
+		x, y := onRing(deg)
+		return loopStep{key, name, x, y}
+	}
+	return []loopStep{
+		{"request", "Request", 19, 8},
+		at("model", "Model", 270),
+		at("call", "Tool call", 0),
+		at("tool", "Tool", 90),
+		at("response", "Response", 180),
+		{"answer", "Answer", 91, 8},
+	}
+}()
+
+// loopArrow is an arrow of the loop map, from one step to the next.
+type loopArrow struct{ from, to, d string }
+
+// loopArrows are the arcs of the loop, each between two steps' pills,
+// and the lines in from the request and out to the answer.
+func loopArrows() []loopArrow {
+	arc := func(from, to string, start, end float64) loopArrow {
+		x1, y1 := onRing(start)
+		x2, y2 := onRing(end)
+		return loopArrow{from, to, fmt.Sprintf("M%.1f %.1f A%.0f %.0f 0 0 1 %.1f %.1f", x1, y1, ringRX, ringRY, x2, y2)}
+	}
+	return []loopArrow{
+		{"request", "model", "M27 14 L40 22"},
+		arc("model", "call", 300, 343),
+		arc("call", "tool", 17, 62),
+		arc("tool", "response", 118, 163),
+		arc("response", "model", 197, 240),
+		{"model", "answer", "M70 22 L83 14"},
+	}
 }
 
 var _ = templruntime.GeneratedTemplate

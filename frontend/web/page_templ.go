@@ -412,7 +412,7 @@ func composer() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<form id=\"composer\" class=\"composer\" autocomplete=\"off\"><label for=\"message\" class=\"visually-hidden\">Message</label><div class=\"composer-box\"><textarea id=\"message\" name=\"message\" rows=\"1\" placeholder=\"Ask for something a tool can do…\" autofocus></textarea> <button type=\"submit\" id=\"send\" class=\"primary\">Send</button><button type=\"button\" id=\"composer-stop\" class=\"danger composer-stop\" hidden>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<form id=\"composer\" class=\"composer\" autocomplete=\"off\"><label for=\"message\" class=\"visually-hidden\">Message</label><div class=\"composer-box\"><textarea id=\"message\" name=\"message\" rows=\"1\" placeholder=\"Ask for something a tool can do…\"></textarea> <button type=\"submit\" id=\"send\" class=\"primary\">Send</button><button type=\"button\" id=\"composer-stop\" class=\"danger composer-stop\" hidden>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -420,7 +420,7 @@ func composer() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, " Stop</button></div><div class=\"composer-foot\"><p id=\"composer-error\" class=\"composer-error\" role=\"alert\" hidden></p><p class=\"keys\"><kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>Esc</kbd> stops</p></div></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, " Stop</button></div><div class=\"composer-foot\"><p id=\"composer-error\" class=\"composer-error\" role=\"alert\" hidden></p><p class=\"keys\"><kbd>/</kbd> writes here · <kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>Esc</kbd> stops, or leaves the box</p></div></form>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1769,7 +1769,7 @@ func cardTemplates() templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 150, "<p class=\"call-name\"><code data-slot=\"name\"></code></p><table class=\"args\"><thead class=\"visually-hidden\"><tr><th scope=\"col\">argument</th><th scope=\"col\">value</th></tr></thead> <tbody data-slot=\"args\"></tbody></table><details class=\"json\"><summary>Arguments as JSON</summary><pre data-slot=\"json\"></pre></details>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 150, "<p class=\"call-name\"><code data-slot=\"name\"></code></p><p class=\"hint edited-note\" data-slot=\"edited-note\" hidden>Edited at the pause: the tool ran with these arguments. Struck through is what the model wrote.</p><table class=\"args\"><thead class=\"visually-hidden\"><tr><th scope=\"col\">argument</th><th scope=\"col\">value</th></tr></thead> <tbody data-slot=\"args\"></tbody></table><details class=\"json\"><summary>Arguments as JSON</summary><pre data-slot=\"json\"></pre></details>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

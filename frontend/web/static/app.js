@@ -4,7 +4,8 @@
 // link's page, which has no composer, Stop or settings, it follows the
 // operator's runs instead. The address names the run on screen (#run=r-…),
 // so that a reload, or the link opened elsewhere, shows it again.
-import { createTurn, eventTypes, RunView } from './pipeline.js';
+import { el } from './dom.js';
+import { createTurn, eventTypes, RunView, turnRound } from './pipeline.js';
 import { InputDialog } from './dialog.js';
 import { Replay } from './replay.js';
 import { runOptions } from './options.js';
@@ -14,6 +15,7 @@ import { startPresenter } from './presenter.js';
 import { pausedOn, waitsFor } from './step.js';
 import { RunList, startedAt } from './runlist.js';
 import { addRunActions, clampRequest, linkedRun } from './request.js';
+import { shortcut } from './keys.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -136,10 +138,11 @@ function follow(run, turn) {
   const progress = () => {
     if (live.stopping) return;
     const pause = pausedOn(view);
-    if (pause) setStatus(`Paused · round ${pause.round} · ${waitsFor(pause)}`, 'paused');
-    else setStatus(`Running · round ${Math.max(view.rounds.size, 1)}`, 'live');
+    if (pause) setStatus(`Paused · round ${turnRound(turn, pause.round)} · ${waitsFor(pause)}`, 'paused');
+    else setStatus(`Running · round ${turnRound(turn, Math.max(view.rounds.size, 1))}`, 'live');
   };
   const view = new RunView(turn, {
+    firstRound: run.forked_from?.round,
     showInput: (input, round, marks) => dialog.show(input, round, marks),
     onRound: progress,
     onPause: progress,
@@ -185,9 +188,8 @@ function end(live) {
   runList?.refresh();
   if (state.live !== live) return;
   setLive(null);
-  // The Stop button just went away; the next thing to do is to type.
-  const focus = document.activeElement;
-  if (!focus || focus === document.body || stopButtons.includes(focus)) ui.message?.focus();
+  // The Stop button just went away: the keyboard stays with the page, not the composer, so P still presents.
+  if (stopButtons.includes(document.activeElement)) leaveComposer();
 }
 
 async function stop() {
@@ -422,6 +424,17 @@ ui.message?.addEventListener('keydown', (ev) => {
     ev.preventDefault();
     ui.composer.requestSubmit();
   }
+  // With no run to stop, Esc leaves the box, and the keys are the page's again.
+  if (ev.key === 'Escape' && !state.live) {
+    ev.preventDefault();
+    leaveComposer();
+  }
+});
+// The composer has the keyboard only when someone puts it there (a click,
+// "/", New conversation): once a request is sent, P, Space and Esc act on
+// the run again.
+ui.composer?.addEventListener('submit', () => {
+  if (document.activeElement === ui.message && !ui.message.value) leaveComposer();
 });
 document.addEventListener('keydown', (ev) => {
   // Esc in the dialog closes the dialog, not the run.
@@ -429,7 +442,16 @@ document.addEventListener('keydown', (ev) => {
     ev.preventDefault();
     stop();
   }
+  // "/" goes to the composer, which does not take the keyboard by itself.
+  if (ev.key === '/' && ui.message && shortcut(ev)) {
+    ev.preventDefault();
+    ui.message.focus();
+  }
 });
+
+function leaveComposer() {
+  ui.chat.focus({ preventScroll: true });
+}
 for (const b of stopButtons) b.addEventListener('click', stop);
 $('health-retry').addEventListener('click', checkHealth);
 ui.newConversation?.addEventListener('click', newConversation);

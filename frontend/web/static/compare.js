@@ -1,10 +1,11 @@
 // compare.js: two kept runs side by side, rounds aligned: each round's LLM
 // input as a line diff from the first run to the second, then each run's
-// calls, results and counters. The Runs panel picks the two with a
-// "Compare" box per run. Model text is set with textContent only.
+// raw output, then its calls, results and counters. A rerun's rounds line
+// up with the rounds of the run it reran. The Runs panel picks the two
+// with a "Compare" box per run. Model text is set with textContent only.
 import { clone, el, fill, plural, slot } from './dom.js';
 import { hunks, lineDiff } from './diff.js';
-import { duration } from './pipeline.js';
+import { createTurn, duration, RunView } from './pipeline.js';
 
 export class Compare {
   /**
@@ -62,16 +63,26 @@ export class Compare {
       return;
     }
     body.replaceChildren(header(runs));
-    const last = Math.max(...runs.map((r) => r.rounds.size));
-    for (let n = 1; n <= last; n++) body.append(compareRound(n, runs));
+    const last = Math.max(...runs.flatMap((r) => [...r.rounds.keys()]));
+    const first = Math.min(...runs.map((r) => r.first));
+    for (let n = first; n <= last; n++) body.append(compareRound(n, runs));
   }
 }
 
-/** summarize reads a run's snapshot into its rounds: input, calls, reply text, counters. */
+/**
+ * summarize reads a run's snapshot into its rounds: input, raw output,
+ * calls, reply text, counters. They are numbered as in the conversation's
+ * turn: a rerun's round 1 is the round it reran.
+ */
 function summarize(snap) {
+  const first = snap.forked_from?.round ?? 1;
   const rounds = new Map();
-  const round = (n) => rounds.get(n) ?? rounds.set(n, { calls: new Map(), text: '' }).get(n);
+  const round = (n) => {
+    const at = n + first - 1;
+    return rounds.get(at) ?? rounds.set(at, { calls: new Map(), text: '' }).get(at);
+  };
   let info = null;
+  for (const [n, raw] of rawOutputs(snap.events)) round(n).raw = raw;
   for (const e of snap.events) {
     switch (e.type) {
       case 'run_started':
@@ -100,7 +111,18 @@ function summarize(snap) {
         break;
     }
   }
-  return { snap, info, rounds };
+  return { snap, info, rounds, first };
+}
+
+/**
+ * rawOutputs draws a run off the page with the page's own renderer, and
+ * returns each round's raw output as the live view shows it, marks
+ * highlighted and thinking and calls tinted: {text, pre} by round.
+ */
+function rawOutputs(events) {
+  const view = new RunView(createTurn(''));
+  for (const e of events) view.apply(e);
+  return [...view.rounds].filter(([, r]) => r.raw).map(([n, r]) => [n, { text: r.raw.stream.raw, pre: r.raw.stream.pre }]);
 }
 
 /** header names the two runs: what was asked, on what, how it ended. */
@@ -140,14 +162,27 @@ function compareRound(n, runs) {
     if (line.op === '…') pre.append(el('span', 'diff-fold', `… ${plural(line.count, 'unchanged line')}\n`));
     else pre.append(el('span', { '=': 'diff-same', '-': 'diff-del', '+': 'diff-add' }[line.op], `${line.op === '=' ? ' ' : line.op} ${line.text}\n`));
   }
-  runs.forEach((run, i) => slot(section, 'ab'[i]).append(...side(run, n)));
+  runs.forEach((run, i) => {
+    slot(section, `raw-${'ab'[i]}`).append(...rawSide(run.rounds.get(n)));
+    slot(section, 'ab'[i]).append(...side(run, n));
+  });
   return section;
+}
+
+/** rawSide is one run's raw output in a round, where the two dialects differ most. */
+function rawSide(r) {
+  if (!r?.raw) return [];
+  return [el('p', 'compare-label', `Raw output · ${plural(r.raw.text.length, 'character')}`), r.raw.pre];
 }
 
 /** side is one run's round: its calls and results, its reply, its counters. */
 function side(run, n) {
   const r = run.rounds.get(n);
-  if (!r) return [el('p', 'hint', `No round ${n}: the run ended after ${run.rounds.size}.`)];
+  if (n < run.first) return [el('p', 'hint', `No round ${n}: this run reran the conversation from round ${run.first}.`)];
+  if (!r) {
+    const ended = run.rounds.size ? `after round ${Math.max(...run.rounds.keys())}` : 'before its first round';
+    return [el('p', 'hint', `No round ${n}: the run ended ${ended}.`)];
+  }
   const out = [];
   const calls = el('ul', 'compare-calls');
   for (const { call, result, error, ms } of r.calls.values()) {

@@ -1,10 +1,11 @@
-// loopmap.js: the loop map, a strip of the agent loop's steps (Request →
-// Model → Tool call → Tool → Response → Answer) that lights the step of
-// the newest event, and marks it "paused" while a run in step mode waits
-// there. It follows the RunViews in the chat, live runs and recordings
-// alike, through the event (RUN_EVENT) each view dispatches.
+// loopmap.js: the loop map, the agent loop drawn as a loop (Request →
+// Model → Tool call → Tool → Response → back to Model, or out to Answer),
+// lights the step of the newest event and the arrow that led to it, and
+// marks the step "paused" while a run in step mode waits there. It follows
+// the RunViews in the chat, live runs and recordings alike, through the
+// event (RUN_EVENT) each view dispatches.
 import { el, slot } from './dom.js';
-import { RUN_EVENT } from './pipeline.js';
+import { RUN_EVENT, turnRound } from './pipeline.js';
 
 // The step each event type shows; events not named here leave the map as
 // it is. The model's output never moves the map back within a round: the
@@ -35,16 +36,19 @@ export class LoopMap {
   constructor(root) {
     this.el = root;
     this.steps = new Map([...root.querySelectorAll('[data-step]')].map((li) => [li.dataset.step, li]));
+    this.arrows = [...root.querySelectorAll('[data-arc]')];
+    // Each step's pill goes to its point of the drawing (the server says where).
+    for (const li of this.steps.values()) Object.assign(li.style, { left: `${li.dataset.x}%`, top: `${li.dataset.y}%` });
     this.step = '';
     this.pauseMark = el('span', 'loop-paused', 'paused');
   }
 
-  /** show moves the map to the step of event e. */
-  show(e) {
+  /** show moves the map to the step of event e, of the run drawn in turn. */
+  show(e, turn) {
     // Whatever follows a pause, the run has moved on from it.
     this.unpause();
     if (e.type === 'run_started') this.reset();
-    if (e.round) slot(this.el, 'round').textContent = `round ${e.round}`;
+    if (e.round) slot(this.el, 'round').textContent = `round ${turnRound(turn, e.round)}`;
     if (e.type === 'paused') {
       this.pause(e.pause.at);
       return;
@@ -64,6 +68,9 @@ export class LoopMap {
   }
 
   light(step) {
+    // The arrow taken: back from Response to Model is a new round of the loop.
+    const arc = `${this.step || 'request'}-${step}`;
+    if (step !== this.step) for (const a of this.arrows) a.classList.toggle('is-lit', a.dataset.arc === arc);
     this.step = step;
     for (const [name, li] of this.steps) {
       if (name === step) li.setAttribute('aria-current', 'step');
@@ -101,5 +108,5 @@ export function followRuns() {
   const nav = document.getElementById('loop-map');
   if (!nav) return;
   const map = new LoopMap(nav);
-  document.getElementById('chat').addEventListener(RUN_EVENT, (ev) => map.show(ev.detail));
+  document.getElementById('chat').addEventListener(RUN_EVENT, (ev) => map.show(ev.detail, ev.target));
 }

@@ -35,14 +35,22 @@ const parsedBy = (who) => {
 
 // ---- cards ----------------------------------------------------------------
 
+/**
+ * turnRound is the number round n of the run drawn in turn has in its
+ * conversation's turn: a rerun's rounds go on from the round it reran.
+ */
+export function turnRound(turn, n) {
+  return n + Number(turn.dataset.firstRound ?? 1) - 1;
+}
+
 /** A Round is one model reply and the tool runs that follow it. */
 class Round {
-  constructor(number, parent, marks) {
+  constructor(number, turn, marks) {
     this.number = number;
     this.marks = marks;
     this.inThinking = false; // the reply starts inside <think>
     this.el = clone('tpl-round');
-    fill(this.el, { number: String(number) });
+    fill(this.el, { number: String(turnRound(turn, number)) });
     this.el.classList.add('is-live');
     this.steps = slot(this.el, 'steps');
     this.input = null;
@@ -54,7 +62,7 @@ class Round {
     this.calls = new Map(); // call index → card
     this.execs = new Map(); // call index → {card, timer}
     this.faked = new Set(); // indexes of the calls whose result was typed at a pause
-    parent.append(this.el);
+    slot(turn, 'rounds').append(this.el);
   }
 
   add(kind, before = null) {
@@ -70,6 +78,11 @@ class Round {
       card.classList.add('is-live');
       const stream = new RawStream(slot(card, 'text'), { inThinking: this.inThinking, marks: this.marks });
       this.raw = { card, stream, chunks: 0 };
+      // The thinking it holds is the Thinking card's text again, so it is
+      // folded to one line (app.css); a click shows it here too, or folds it again.
+      stream.pre.addEventListener('click', (ev) => {
+        if (ev.target.closest('.raw-think')) stream.pre.classList.toggle('shows-thinking');
+      });
     }
     return this.raw;
   }
@@ -129,13 +142,44 @@ function title(card, text) {
   slot(card, 'title').textContent = text;
 }
 
+/** argText writes an argument's value: text as it is, other JSON on one line, or indented when long. */
+function argText(value) {
+  if (typeof value === 'string') return value;
+  const json = JSON.stringify(value);
+  return json.length > 60 ? JSON.stringify(value, null, 2) : json;
+}
+
 function argRow(key, value) {
   const row = clone('tpl-arg');
-  const isText = typeof value === 'string';
-  const json = JSON.stringify(value);
-  fill(row, { key, value: isText ? value : json.length > 60 ? JSON.stringify(value, null, 2) : json });
-  slot(row, 'value').classList.toggle('json-value', !isText);
+  fill(row, { key, value: argText(value) });
+  slot(row, 'value').classList.toggle('json-value', typeof value !== 'string');
   return row;
+}
+
+/**
+ * showEditedArguments redraws a call's card with the arguments it ran
+ * with, edited at a pause: each one changed shows what the model wrote,
+ * struck through, then what ran.
+ */
+function showEditedArguments(card, change) {
+  if (!card) return;
+  const was = change.was ?? {};
+  const now = change.now ?? {};
+  const rows = Object.keys({ ...was, ...now }).map((key) => {
+    const row = argRow(key, now[key] ?? '');
+    if (JSON.stringify(was[key]) === JSON.stringify(now[key])) return row;
+    const cell = slot(row, 'value');
+    const ran = key in now ? el('ins', 'arg-now', argText(now[key])) : el('span', 'arg-now hint', '(left out)');
+    const wrote = key in was ? el('del', 'arg-was', argText(was[key])) : el('span', 'arg-was hint', '(none)');
+    wrote.title = 'what the model wrote';
+    cell.replaceChildren(wrote, el('span', 'arg-arrow', ' → '), ran);
+    row.classList.add('is-edited');
+    return row;
+  });
+  slot(card, 'args').replaceChildren(...rows);
+  slot(card, 'args').closest('table').hidden = rows.length === 0;
+  fill(card, { json: JSON.stringify(now, null, 2) });
+  slot(card, 'edited-note').hidden = false;
 }
 
 // The Settings control for each setting a fix can name. A fix's booleans
@@ -194,6 +238,14 @@ function execCard(round, call) {
   fill(card, { call: callText(call) });
   slot(card, 'meta').append(el('span', 'timer'));
   return card;
+}
+
+/** execTitle names how a tool's run ended: executed, failed, stopped, or faked at a pause. */
+function execTitle(e, faked) {
+  const { name } = e.call;
+  if (faked) return `Faked ${e.error ? 'error' : 'result'} of ${name}`;
+  if (e.stopped) return `Stopped ${name}`;
+  return e.error ? `${name} failed` : `Executed ${name}`;
 }
 
 /** endCall ends the tint of a call in the raw output; Ollama's calls are not in it. */
@@ -386,9 +438,10 @@ const handlers = {
     clearInterval(exec.timer);
     const { card } = exec;
     card.classList.remove('is-live');
-    card.classList.toggle('is-failed', Boolean(e.error));
-    if (faked) title(card, `Faked ${e.error ? 'error' : 'result'} of ${e.call.name}`);
-    else title(card, e.error ? `${e.call.name} failed` : `Executed ${e.call.name}`);
+    // A tool the person stopped did not fail.
+    card.classList.toggle('is-failed', Boolean(e.error) && !e.stopped);
+    card.classList.toggle('is-stopped', Boolean(e.stopped));
+    title(card, execTitle(e, faked));
     slot(card, 'meta').querySelector('.timer').textContent = faked ? 'faked' : duration(e.duration_ms ?? 0);
     if (e.error) {
       fill(card, { error: e.error });
@@ -422,6 +475,7 @@ const handlers = {
   edited(e) {
     const { what, call } = e.change;
     if (what === 'result' || what === 'error') this.round(e.round).faked.add(call);
+    if (what === 'arguments') showEditedArguments(this.round(e.round).calls.get(call), e.change);
     markEdited(this, e);
   },
 
@@ -449,7 +503,7 @@ const handlers = {
     const r = e.round > 0 ? this.round(e.round) : null;
     // Only the backend fails a run: rendering the input, or streaming the reply.
     let where = 'before the first round';
-    if (r) where = `round ${r.number}, ${r.input ? 'while asking the model' : "while preparing the model's input"}`;
+    if (r) where = `round ${turnRound(this.turn, r.number)}, ${r.input ? 'while asking the model' : "while preparing the model's input"}`;
     errorCard(this.add(r, 'error'), e.error, where, e.fix);
   },
 
@@ -499,11 +553,13 @@ export class RunView {
    *   onTools(names): the tools the run offers the model,
    *   onRoundHead(head, round, input): a round's header has been drawn,
    *   continueRun(body): ends a pause in step mode (absent: the page cannot),
-   *   onPause(pause): the run waits on a pause (step mode), or no longer (null)
+   *   onPause(pause): the run waits on a pause (step mode), or no longer (null);
+   *   firstRound: for a rerun, the round of the run it reran, which its round 1 is
    */
   constructor(turn, hooks = {}) {
     Object.assign(this, hooks);
     this.turn = turn;
+    if (hooks.firstRound) turn.dataset.firstRound = hooks.firstRound;
     this.roundsEl = slot(turn, 'rounds');
     this.rounds = new Map();
     this.seq = 0;
@@ -533,7 +589,7 @@ export class RunView {
   round(n) {
     let r = this.rounds.get(n);
     if (!r) {
-      r = new Round(n, this.roundsEl, this.marks);
+      r = new Round(n, this.turn, this.marks);
       this.rounds.set(n, r);
     }
     return r;

@@ -6,6 +6,7 @@
 // keys: P switches the mode, Esc leaves it when Esc would not stop a run.
 import { fold, RUN_EVENT } from './pipeline.js';
 import { followRuns } from './loopmap.js';
+import { shortcut } from './keys.js';
 
 const root = document.documentElement;
 const presenting = () => root.classList.contains('presenting');
@@ -59,8 +60,6 @@ function fit(chat) {
   }
 }
 
-const typing = (el) => el instanceof Element && el.closest('input, textarea, select, [contenteditable]:not([contenteditable=false])');
-
 /**
  * startPresenter keeps the current round in view while presenting, lights
  * the loop map, and wires P and Esc. escapeStops says whether Esc stops a
@@ -89,10 +88,9 @@ export function startPresenter({ escapeStops }) {
   };
   new MutationObserver(switched).observe(root, { attributes: true, attributeFilter: ['class'] });
   document.addEventListener('keydown', (ev) => {
-    if (ev.defaultPrevented || ev.ctrlKey || ev.metaKey || ev.altKey || ev.isComposing) return;
-    if (document.querySelector('dialog[open]')) return;
+    // Esc in a text field first leaves the field (app.js), and only then the mode.
     const leave = ev.key === 'Escape' && presenting() && !escapeStops();
-    if (leave || ((ev.key === 'p' || ev.key === 'P') && !typing(ev.target))) {
+    if ((leave || ev.key === 'p' || ev.key === 'P') && shortcut(ev)) {
       ev.preventDefault();
       toggle.click();
     }

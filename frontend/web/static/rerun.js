@@ -31,12 +31,14 @@ export class Rerun {
   /** button puts "Rerun from here" in a round's header. */
   button(head, runId, round, input) {
     const b = Object.assign(el('button', 'ghost rerun-button', 'Rerun from here'), { type: 'button' });
-    b.title = `Start a new run from the conversation as it stood before round ${round}`;
-    b.addEventListener('click', () => this.open(runId, round, input));
+    // The round as the header names it: a rerun's rounds go on from the one it reran.
+    const shown = slot(head, 'number').textContent;
+    b.title = `Start a new run from the conversation as it stood before round ${shown}`;
+    b.addEventListener('click', () => this.open(runId, round, input, shown));
     head.append(b);
   }
 
-  open(runId, round, input) {
+  open(runId, round, input, shown) {
     const f = this.form.elements;
     for (const [name, id] of Object.entries(panel)) {
       const from = document.getElementById(id);
@@ -50,7 +52,7 @@ export class Rerun {
     const original = JSON.stringify((input.messages ?? []).filter((m) => m.role !== 'system'), null, 2);
     this.messages.value = original;
     this.target = { runId, round, original };
-    fill(this.dialog, { round: String(round) });
+    fill(this.dialog, { round: shown });
     this.showError('');
     this.dialog.showModal();
   }

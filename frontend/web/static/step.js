@@ -5,6 +5,7 @@
 // view's onPause hook hears both, for the page's status line.
 import { el, shorten, slot } from './dom.js';
 import { RUN_EVENT } from './pipeline.js';
+import { shortcut, typing } from './keys.js';
 
 // The pauses that wait on this page, newest last: Space continues the newest.
 const waiting = [];
@@ -58,6 +59,7 @@ export function showPause(view, e) {
   const hint = el('p', 'hint', 'Space continues unchanged.');
   if (p.until) hint.append(' ', deadline(p.until));
   panel.append(hint);
+  takeFocus(panel);
 }
 
 /** deadline says until when a pause waits: the server stops the run then. */
@@ -70,6 +72,16 @@ function deadline(until) {
   const note = el('span', 'step-deadline', 'Waits until ');
   note.append(time, '; then the run is stopped.');
   return note;
+}
+
+/**
+ * takeFocus moves the keyboard to a pause, so that Space continues it as
+ * its hint says, unless someone is typing elsewhere: their text keeps it.
+ */
+function takeFocus(panel) {
+  if (typing(document.activeElement)) return;
+  panel.tabIndex = -1;
+  panel.focus({ preventScroll: true });
 }
 
 /**
@@ -276,9 +288,7 @@ function row(...children) {
 // Space continues the newest pause unchanged, unless it is typing or
 // pressing a control.
 document.addEventListener('keydown', (ev) => {
-  if (ev.key !== ' ' || ev.repeat || !waiting.length) return;
-  if (ev.target.closest?.('input, textarea, select, button, [contenteditable], dialog[open]')) return;
-  if (document.querySelector('dialog[open]')) return;
+  if (ev.key !== ' ' || !waiting.length || !shortcut(ev)) return;
   ev.preventDefault();
   waiting.at(-1).go();
 });
