@@ -54,6 +54,8 @@ type Config struct {
 	// MaxConns is the most connections served at once; more are answered
 	// 503 and closed. Each event stream holds one.
 	MaxConns int
+	// Strangers bounds the connections that have not shown a token yet.
+	Strangers StrangerLimits
 	// Access says who may use the server: tokens, allowed host names,
 	// the addresses to share.
 	Access Access
@@ -99,7 +101,7 @@ func New(cfg Config) *Server {
 }
 
 func (s *Server) routes() {
-	s.app.Use(securityHeaders, s.guard, s.authorize, requireJSON)
+	s.app.Use(closeStrangers, securityHeaders, s.guard, s.authorize, requireJSON)
 	s.app.Get("/", s.pageAudience, s.page)
 	s.app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(web.Static), PathPrefix: "static", MaxAge: 0}))
 	api := s.app.Group("/api")
@@ -125,7 +127,7 @@ func (s *Server) routes() {
 // Serve answers requests on ln until Shutdown. Running out of file
 // descriptors does not end it: it waits for some to be freed.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.app.Listener(guardListener(ln, s.cfg.MaxConns, s.cfg.ReadTimeout))
+	return s.app.Listener(guardListener(ln, s.cfg.MaxConns, s.cfg.Strangers))
 }
 
 // Shutdown stops accepting requests, cancels every run, and waits for open
