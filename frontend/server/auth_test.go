@@ -3,10 +3,13 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -262,6 +265,33 @@ func TestUnknownHostNameGetsAPage(t *testing.T) {
 	}
 	resp, body := ts.call(t, "GET", "/api/health", "", map[string]string{"Host": host})
 	wantJSONError(t, "a program at "+host, resp, body, http.StatusForbidden, "open it as "+ts.url)
+}
+
+// The unknown host's page links the address the request came in on,
+// whatever the request target says: "GET @evil.com" must not make a link
+// to evil.com.
+func TestUnknownHostPageLinksOnlyTheBoundAddress(t *testing.T) {
+	ts := start(t, setup{})
+	addr := strings.TrimPrefix(ts.url, "http://")
+	href := regexp.MustCompile(`<a href="([^"]*)"`)
+	for _, target := range []string{"@evil.com", "@evil.com/x?token=abc", "//evil.com/", "/@evil.com", "http://evil.com/"} {
+		c := dialFrom(t, "127.0.0.1", addr)
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: mylaptop.local\r\nAccept: text/html\r\n\r\n", target)
+		resp, err := http.ReadResponse(c.r, nil)
+		if err != nil {
+			t.Fatalf("GET %s: %v", target, err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		m := href.FindSubmatch(page)
+		if resp.StatusCode != http.StatusForbidden || m == nil {
+			t.Errorf("GET %s: %d, link %q", target, resp.StatusCode, m)
+			continue
+		}
+		link, err := url.Parse(html.UnescapeString(string(m[1])))
+		if err != nil || link.Host != addr || link.User != nil {
+			t.Errorf("GET %s: the page links %s, want a link to %s", target, m[1], addr)
+		}
+	}
 }
 
 func TestReachableAt(t *testing.T) {
