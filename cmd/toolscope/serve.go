@@ -22,6 +22,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	c.withEnv(groupServer, "max-live-runs", "n", "runs in progress at once; more are refused (HTTP 429) until one ends", (*intValue)(&maxLive))
 	var apiStubs bool
 	c.add(groupServer, "api-stubs", "", "offer the stub tools (send_mail, …) to /v1/chat/completions requests without tools; MCP tools are offered either way", (*boolValue)(&apiStubs))
+	var shareAPIRuns bool
+	c.add(groupServer, "share-api-runs", "", "let the viewer link see the runs of /v1 and /api/query too, not only the page's (they carry apps' system prompts)", (*boolValue)(&shareAPIRuns))
 	if _, code, ok := c.parse(args, 0); !ok {
 		return code
 	}
@@ -47,7 +49,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if history := c.openHistory(hub, stderr); history != nil {
 		defer closeHistory(history) // after srv.Shutdown has ended the runs
 	}
-	srv := server.New(server.Config{Hub: hub, Engine: e, Access: access, APIStubs: apiStubs})
+	srv := server.New(server.Config{Hub: hub, Engine: e, Access: access, APIStubs: apiStubs, ShareAPIRuns: shareAPIRuns})
 	info := e.Backend().Info()
 	fmt.Fprintf(stdout, "toolscope is serving http://%s (model %s on %s)\n", ln.Addr(), info.Model, info.Backend)
 	printAccess(stdout, stderr, ln.Addr(), access)

@@ -219,6 +219,10 @@ func (s *Server) lookupRun(c *fiber.Ctx) (*runs.Run, error) {
 	if !ok {
 		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no run %q: it never existed or has expired", c.Params("id")))
 	}
+	if !s.shares(c, run) {
+		return nil, fiber.NewError(fiber.StatusForbidden, fmt.Sprintf(
+			"run %q came from the API, not the page: the viewer link shows only the page's runs (the operator may share the API's with toolscope serve --share-api-runs)", run.ID))
+	}
 	return run, nil
 }
 

@@ -64,6 +64,10 @@ type Config struct {
 	// either way. Off by default: a stub only pretends (send_mail sends
 	// nothing), which an app's user would not know.
 	APIStubs bool
+	// ShareAPIRuns lets the viewer link see the runs of the HTTP APIs
+	// (/v1, /api/query) as well as the page's. Off by default: an app's
+	// requests carry its system prompt, and whatever secrets that holds.
+	ShareAPIRuns bool
 }
 
 // Server serves the playground. Create it with New.
