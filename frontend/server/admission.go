@@ -68,10 +68,12 @@ func (l *StrangerLimits) withDefaults(maxConns int) {
 //     connections, or when every slot is taken.
 //
 // The one that lingers longest without a token is the likeliest to have
-// none. A stranger that is answered is closed after its answer (see
-// closeStrangers), so a refused request does not hold its connection
-// for the keep-alive time. A new connection is refused (503) only when
-// trusted connections and strangers in their grace fill every slot.
+// none. Strangers in their grace, a burst, may go past PerAddr and Max,
+// but one address never keeps more than a quarter of Max (burstPerAddr),
+// so that no single machine can fill the slots by opening connections
+// faster than their grace runs out. A stranger that is answered is closed
+// after its answer (see closeStrangers), so a refused request does not
+// hold its connection for the keep-alive time.
 type admission struct {
 	mu        sync.Mutex
 	max       int
@@ -85,26 +87,25 @@ func newAdmission(max int, limits StrangerLimits) *admission {
 	return &admission{max: max, limits: limits, strangers: list.New(), byAddr: map[netip.Addr]int{}}
 }
 
+// burstPerAddr is the most strangers one address keeps, in their grace or
+// not.
+func (a *admission) burstPerAddr() int {
+	return max(a.limits.PerAddr, a.limits.Max/4)
+}
+
+// Why admit refuses a connection: the body of its 503.
+var (
+	tooManyConns    = []byte(`{"error":"toolscope is serving too many connections: try again in a moment"}`)
+	tooManyFromAddr = []byte(`{"error":"too many connections from this address have not shown a token yet: try again in a moment"}`)
+)
+
 // admit returns c counted as a stranger, having closed the strangers it
-// displaces, or nil when there is no room for it.
-func (a *admission) admit(c net.Conn, now time.Time) *admittedConn {
+// displaces, or nil and why there is no room for it.
+func (a *admission) admit(c net.Conn, now time.Time) (*admittedConn, []byte) {
 	ac := &admittedConn{Conn: c, admission: a, addr: clientAddr(c), since: now, counted: true}
 	a.mu.Lock()
-	var displaced []*admittedConn
-	if a.byAddr[ac.addr] >= a.limits.PerAddr {
-		if s := a.displace(now, func(s *admittedConn) bool { return s.addr == ac.addr }); s != nil {
-			displaced = append(displaced, s)
-		}
-	}
-	for a.strangers.Len() >= a.limits.Max || a.open >= a.max {
-		s := a.displace(now, func(*admittedConn) bool { return true })
-		if s == nil {
-			break
-		}
-		displaced = append(displaced, s)
-	}
-	room := a.open < a.max
-	if room {
+	displaced, refusal := a.makeRoom(ac, now)
+	if refusal == nil {
 		a.open++
 		a.byAddr[ac.addr]++
 		ac.stranger = a.strangers.PushBack(ac)
@@ -113,10 +114,34 @@ func (a *admission) admit(c net.Conn, now time.Time) *admittedConn {
 	for _, s := range displaced {
 		_ = s.Conn.Close() // fasthttp's read fails, and it closes s in turn
 	}
-	if !room {
-		return nil
+	if refusal != nil {
+		return nil, refusal
 	}
-	return ac
+	return ac, nil
+}
+
+// makeRoom displaces the strangers that must make way for ac, or says why
+// there is no room. Called with a.mu held.
+func (a *admission) makeRoom(ac *admittedConn, now time.Time) (displaced []*admittedConn, refusal []byte) {
+	if a.byAddr[ac.addr] >= a.limits.PerAddr {
+		if s := a.displace(now, func(s *admittedConn) bool { return s.addr == ac.addr }); s != nil {
+			displaced = append(displaced, s)
+		}
+	}
+	if a.byAddr[ac.addr] >= a.burstPerAddr() {
+		return displaced, tooManyFromAddr
+	}
+	for a.strangers.Len() >= a.limits.Max || a.open >= a.max {
+		s := a.displace(now, func(*admittedConn) bool { return true })
+		if s == nil {
+			break
+		}
+		displaced = append(displaced, s)
+	}
+	if a.open >= a.max {
+		return displaced, tooManyConns
+	}
+	return displaced, nil
 }
 
 // displace stops counting the oldest stranger that matches, if its grace

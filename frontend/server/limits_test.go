@@ -237,6 +237,43 @@ func TestABurstFromOneAddressIsServed(t *testing.T) {
 	}
 }
 
+// One address that opens connections faster than their grace runs out
+// keeps at most a quarter of the strangers' share; the others are
+// refused, and the operator and the class still get in.
+func TestOneAddressCannotFillTheSlots(t *testing.T) {
+	const maxConns = 40
+	const burst = maxConns / 2 / 4 // a quarter of the strangers' share
+	ts := start(t, setup{config: func(c *server.Config) {
+		c.Access = server.Access{Tokens: tokens}
+		c.MaxConns = maxConns
+		c.Strangers = server.StrangerLimits{PerAddr: 2, Idle: time.Hour, Grace: time.Hour}
+	}})
+	addr := strings.TrimPrefix(ts.url, "http://")
+	var flood []*rawConn
+	for range maxConns {
+		flood = append(flood, dialFrom(t, "127.0.0.2", addr))
+	}
+	// The server accepts them in order: the first few are kept, waiting
+	// for a request; the rest are answered at once.
+	for i, c := range flood[burst:] {
+		resp := c.read(t, nil)
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "from this address") {
+			t.Fatalf("connection %d of the flood: %d %s, want 503 saying the address has too many", burst+i, resp.StatusCode, body)
+		}
+	}
+	for i, c := range flood[:burst] {
+		if !c.open() {
+			t.Errorf("connection %d of the flood was closed; the first %d are kept", i, burst)
+		}
+	}
+	for who, token := range map[string]string{"the operator": tokens.Operator, "a viewer": tokens.Viewer} {
+		if resp := dialFrom(t, "127.0.0.1", addr).get(t, "/api/health", token); resp.StatusCode != http.StatusOK {
+			t.Errorf("%s during the flood got %d", who, resp.StatusCode)
+		}
+	}
+}
+
 // rawConn is one client connection, with its requests written by hand so
 // that a test knows which connection each goes on.
 type rawConn struct {
@@ -264,13 +301,20 @@ func (c *rawConn) get(t *testing.T, path, token string) *http.Response {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second)) // bounds a failure only
+	_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second)) // bounds a failure only
 	if err := req.Write(c); err != nil {
 		t.Fatal(err)
 	}
+	return c.read(t, req)
+}
+
+// read reads the answer to req (nil for none sent) whole.
+func (c *rawConn) read(t *testing.T, req *http.Request) *http.Response {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second)) // bounds a failure only
 	resp, err := http.ReadResponse(c.r, req)
 	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
+		t.Fatalf("reading an answer: %v", err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body = io.NopCloser(bytes.NewReader(body))

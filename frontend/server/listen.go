@@ -59,11 +59,13 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 			continue
 		}
 		pause = 0
-		if ac := l.admission.admit(c, time.Now()); ac != nil {
-			_ = c.SetReadDeadline(time.Now().Add(l.idle))
-			return ac, nil
+		ac, refusal := l.admission.admit(c, time.Now())
+		if refusal != nil {
+			refuse(c, refusal)
+			continue
 		}
-		refuse(c)
+		_ = c.SetReadDeadline(time.Now().Add(l.idle))
+		return ac, nil
 	}
 }
 
@@ -79,14 +81,13 @@ func temporary(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-var tooManyConns = []byte(`{"error":"toolscope is serving too many connections: try again in a moment"}`)
-
-// refuse answers a connection past the cap and closes it. The answer is
-// small enough for any socket's send buffer; the deadline only keeps a
-// broken peer from stalling the accept loop.
-func refuse(c net.Conn) {
+// refuse answers a connection there is no room for with a 503 and the
+// JSON body given, and closes it. The answer is small enough for any
+// socket's send buffer; the deadline only keeps a broken peer from
+// stalling the accept loop.
+func refuse(c net.Conn, body []byte) {
 	_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
 	_, _ = c.Write([]byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: " +
-		strconv.Itoa(len(tooManyConns)) + "\r\n\r\n" + string(tooManyConns)))
+		strconv.Itoa(len(body)) + "\r\n\r\n" + string(body)))
 	_ = c.Close()
 }
