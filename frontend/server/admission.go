@@ -30,7 +30,8 @@ type StrangerLimits struct {
 	// connections that have shown a token.
 	Max int
 	// PerAddr is the most strangers one client address keeps past their
-	// grace; DefaultStrangersPerAddr when zero.
+	// grace; DefaultStrangersPerAddr when zero. In their grace it keeps
+	// up to a quarter of Max, if that is more.
 	PerAddr int
 	// Idle is how long a new connection may wait before it starts its
 	// first request; DefaultStrangerIdle when zero.
