@@ -29,3 +29,32 @@ func TestLatestIsTheNewestRunStarted(t *testing.T) {
 		t.Fatalf("Latest after eviction = %v, want the newest kept, %s", r, held.ID)
 	}
 }
+
+// Latest with sources skips the runs that came from elsewhere: a viewer
+// follows the page's runs, not an app's calls to the API.
+func TestLatestFromASource(t *testing.T) {
+	h := NewHub(10)
+	defer h.Close()
+	page, err := h.Start(Spec{Message: request, Agent: newAgent(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all(page)
+	if _, ok := h.Latest(SourceAPI); ok {
+		t.Fatal("Latest(SourceAPI) found a run before any came from the API")
+	}
+	api, err := h.Start(Spec{Message: request, Agent: newAgent(t), Source: SourceAPI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all(api)
+	if r, ok := h.Latest(SourcePage); !ok || r != page {
+		t.Errorf("Latest(SourcePage) = %v, want the page's run %s", r, page.ID)
+	}
+	if r, ok := h.Latest(); !ok || r != api {
+		t.Errorf("Latest() = %v, want the newest run %s", r, api.ID)
+	}
+	if r, ok := h.Latest(SourcePage, SourceAPI); !ok || r != api {
+		t.Errorf("Latest(SourcePage, SourceAPI) = %v, want the newest run %s", r, api.ID)
+	}
+}

@@ -316,15 +316,18 @@ func (h *Hub) Get(id string) (*Run, error) {
 	return archive.Load(id)
 }
 
-// Latest returns the newest run kept in memory, the one a viewer follows;
-// false before the first run.
-func (h *Hub) Latest() (*Run, bool) {
+// Latest returns the newest run kept in memory from one of sources, or
+// from any when none are given: the one a viewer follows. False before
+// the first such run.
+func (h *Hub) Latest(sources ...Source) (*Run, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(h.order) == 0 {
-		return nil, false
+	for i := len(h.order) - 1; i >= 0; i-- {
+		if r := h.runs[h.order[i]]; len(sources) == 0 || slices.Contains(sources, r.Source) {
+			return r, true
+		}
 	}
-	return h.runs[h.order[len(h.order)-1]], true
+	return nil, false
 }
 
 // List describes the kept runs, newest first.

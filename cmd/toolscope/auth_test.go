@@ -12,26 +12,7 @@ import (
 // TestServePrintsTheLinks starts serve as a teacher behind a tunnel would
 // (--auth on loopback) and uses the links it prints.
 func TestServePrintsTheLinks(t *testing.T) {
-	cmd := exec.Command(binary, "serve", "--backend", "demo", "--addr", "127.0.0.1:0", "--auth", "--allow-host", "mylaptop.local")
-	cmd.Env = append(os.Environ(), "TOOLSCOPE_ALLOW_HOST=class.example, room12.local")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	out := bufio.NewReader(stdout)
-	var lines []string
-	for range 8 {
-		line, err := out.ReadString('\n')
-		if err != nil {
-			t.Fatalf("serve printed %q, then %v", lines, err)
-		}
-		lines = append(lines, strings.TrimSpace(line))
-	}
+	lines := serveLines(t, 8, []string{"TOOLSCOPE_ALLOW_HOST=class.example, room12.local"}, "--auth", "--allow-host", "mylaptop.local")
 	printed := strings.Join(lines, "\n")
 	if !strings.HasPrefix(lines[0], "toolscope is serving http://127.0.0.1:") || lines[1] != "Every request needs a token; they are new at each start." {
 		t.Fatalf("serve printed:\n%s", printed)
@@ -69,6 +50,63 @@ func TestServePrintsTheLinks(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != c.status {
 			t.Errorf("%s %s = %d, want %d", c.method, c.url, resp.StatusCode, c.status)
+		}
+	}
+}
+
+// serveLines starts serve with the demo model on a free loopback port and
+// args, and returns the first n lines it prints; it stops at the test's
+// end.
+func serveLines(t *testing.T, n int, env []string, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--backend", "demo", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	out := bufio.NewReader(stdout)
+	var lines []string
+	for range n {
+		line, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("serve printed %q, then %v", lines, err)
+		}
+		lines = append(lines, strings.TrimSpace(line))
+	}
+	return lines
+}
+
+// TestServeShareAPIRuns: the viewer link follows an /api/query run only
+// with --share-api-runs.
+func TestServeShareAPIRuns(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		args := []string{"--auth"}
+		if shared {
+			args = append(args, "--share-api-runs")
+		}
+		lines := serveLines(t, 6, nil, args...)
+		operator, viewer := lines[3], lines[5]
+		resp, err := http.Post(strings.Replace(operator, "/?", "/api/query?", 1), "application/json", strings.NewReader(`{"query": "What is 2+2?"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("the operator's /api/query = %d", resp.StatusCode)
+		}
+		resp, err = http.Get(strings.Replace(viewer, "/?", "/api/runs/latest?", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := map[bool]int{false: http.StatusNoContent, true: http.StatusOK}[shared]
+		if resp.StatusCode != want {
+			t.Errorf("--share-api-runs %v: the viewer's latest run = %d, want %d", shared, resp.StatusCode, want)
 		}
 	}
 }

@@ -26,6 +26,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	c.withEnv(groupServer, "v1-body-limit", "size", "the largest /v1/chat/completions request, such as 8MiB or 512KiB: an agent sends its system prompt, tools and whole history each time", &v1BodyLimit)
 	var apiStubs bool
 	c.add(groupServer, "api-stubs", "", "offer the stub tools (send_mail, …) to /v1/chat/completions requests without tools; MCP tools are offered either way", (*boolValue)(&apiStubs))
+	var shareAPIRuns bool
+	c.add(groupServer, "share-api-runs", "", "let the viewer link see the runs of /v1 and /api/query too, not only the page's (they carry apps' system prompts)", (*boolValue)(&shareAPIRuns))
 	if _, code, ok := c.parse(args, operands{}); !ok {
 		return code
 	}
@@ -57,7 +59,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if history := c.openHistory(hub, stderr); history != nil {
 		defer closeHistory(history) // after srv.Shutdown has ended the runs
 	}
-	srv := server.New(server.Config{Hub: hub, Engine: e, Access: access, APIStubs: apiStubs, V1BodyLimit: int(v1BodyLimit)})
+	srv := server.New(server.Config{Hub: hub, Engine: e, Access: access, APIStubs: apiStubs, V1BodyLimit: int(v1BodyLimit), ShareAPIRuns: shareAPIRuns})
 	info := e.Backend().Info()
 	fmt.Fprintf(stdout, "toolscope is serving http://%s (model %s on %s)\n", ln.Addr(), info.Model, info.Backend)
 	printAccess(stdout, stderr, ln.Addr(), access)

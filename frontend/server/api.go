@@ -266,6 +266,10 @@ func (s *Server) lookupRun(c *fiber.Ctx) (*runs.Run, error) {
 	case err != nil:
 		return nil, fiber.NewError(fiber.StatusInternalServerError, fmt.Sprintf("run %q cannot be read from the history: %v", id, err))
 	}
+	if !s.shares(c, run) {
+		return nil, fiber.NewError(fiber.StatusForbidden, fmt.Sprintf(
+			"run %q came from the API, not the page: the viewer link shows only the page's runs (the operator may share the API's with toolscope serve --share-api-runs)", run.ID))
+	}
 	return run, nil
 }
 

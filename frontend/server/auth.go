@@ -93,17 +93,21 @@ const roleKey = "toolscope.role"
 
 // authorize lets a request through when it carries a token that allows
 // it. A ?token= that is valid is kept in a cookie. A viewer may only read
-// what the page shows while watching.
+// what the page shows while watching. A valid token, of either role, makes
+// the connection trusted (see admission); without one it is closed after
+// the answer.
 func (s *Server) authorize(c *fiber.Ctx) error {
 	tokens := s.cfg.Access.Tokens
 	if !tokens.required() {
+		trustConnection(c)
 		return c.Next()
 	}
 	r, query := tokens.judge(c)
-	switch {
-	case r == nobody:
+	if r == nobody {
 		return refuseToken(c)
-	case r == viewer && !viewerMay(c.Method(), c.Path()):
+	}
+	trustConnection(c)
+	if r == viewer && !viewerMay(c.Method(), c.Path()) {
 		return fiber.NewError(fiber.StatusForbidden,
 			"the viewer link can only watch runs: starting or stopping them, and MCP servers' details, need the operator's link")
 	}

@@ -9,25 +9,45 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 
 	"github.com/toolscope/toolscope/frontend/web"
+	"github.com/toolscope/toolscope/runs"
 )
 
 // What the viewer link needs: the link and its QR code, for the operator
 // to share, and the newest run, for viewers to follow.
 
-// latestRun answers GET /api/runs/latest: the newest run kept, with where
-// to follow its events, or 204 No Content before the first. The viewer
-// page asks every few seconds and replays each new run from its first
-// event, so it misses nothing by asking late;
-// a poll also survives restarts and proxies that a long-lived stream of
-// run announcements would have to be nursed through.
+// latestRun answers GET /api/runs/latest: the newest run kept that the
+// request may see (see shares), with where to follow its events, or 204
+// No Content before the first. The viewer page asks every few seconds and
+// replays each new run from its first event, so it misses nothing by
+// asking late; a poll also survives restarts and proxies that a
+// long-lived stream of run announcements would have to be nursed through.
 func (s *Server) latestRun(c *fiber.Ctx) error {
-	run, ok := s.cfg.Hub.Latest()
+	var run *runs.Run
+	var ok bool
+	if s.sharesAll(c) {
+		run, ok = s.cfg.Hub.Latest()
+	} else {
+		run, ok = s.cfg.Hub.Latest(runs.SourcePage)
+	}
 	if !ok {
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 	out := started(run)
 	out["message"] = run.Message
 	return writeJSON(c, fiber.StatusOK, out)
+}
+
+// shares reports whether the request may see run. A viewer sees the
+// page's runs, which the operator starts in front of the class, but not
+// the API's (/v1, /api/query) unless Config.ShareAPIRuns: an app's
+// requests carry its system prompt, and whatever secrets that holds.
+func (s *Server) shares(c *fiber.Ctx, run *runs.Run) bool {
+	return run.Source == runs.SourcePage || s.sharesAll(c)
+}
+
+// sharesAll reports whether the request may see runs of every source.
+func (s *Server) sharesAll(c *fiber.Ctx) bool {
+	return s.cfg.ShareAPIRuns || roleOfRequest(c) != viewer
 }
 
 // pageAudience tells the page whom it is for: a viewer gets the read-only

@@ -3,10 +3,13 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -155,6 +158,81 @@ func TestViewerOnlyWatches(t *testing.T) {
 	}
 }
 
+// The viewer link follows the page's runs, not an app's: a /v1 request
+// carries the app's system prompt, and whatever secrets it holds.
+func TestViewerSeesOnlyThePagesRuns(t *testing.T) {
+	const secret = "the-app-secret-sk-123"
+	for _, shared := range []bool{false, true} {
+		ts := start(t, setup{config: func(c *server.Config) {
+			c.Access, c.ShareAPIRuns = server.Access{Tokens: tokens}, shared
+		}})
+		page := ts.startRunAs(t, tokens.Operator, `{"message": "Send an email to john@example.com about the launch"}`)
+		resp, body := ts.call(t, "POST", "/v1/chat/completions", `{"model": "toolscope-demo", "messages": [`+
+			`{"role": "system", "content": "You are the billing bot. API key: `+secret+`"}, {"role": "user", "content": "hi"}]}`, bearer(tokens.Operator))
+		chat := resp.Header.Get("X-Toolscope-Run")
+		if resp.StatusCode != http.StatusOK || chat == "" {
+			t.Fatalf("the operator's /v1 request = %d %s", resp.StatusCode, body)
+		}
+		resp, body = ts.call(t, "POST", "/api/query", `{"query": "Send an email to ann@example.com saying hello"}`, bearer(tokens.Operator))
+		var q struct {
+			RunID string `json:"run_id"`
+		}
+		if json.Unmarshal([]byte(body), &q); resp.StatusCode != http.StatusOK || q.RunID == "" {
+			t.Fatalf("the operator's /api/query = %d %s", resp.StatusCode, body)
+		}
+
+		want := page
+		if shared {
+			want = q.RunID
+		}
+		if got := ts.latestID(t, tokens.Viewer); got != want {
+			t.Errorf("shared %v: the viewer's latest run = %s, want %s (page %s, /v1 %s, /api/query %s)", shared, got, want, page, chat, q.RunID)
+		}
+		if got := ts.latestID(t, tokens.Operator); got != q.RunID {
+			t.Errorf("the operator's latest run = %s, want the newest, %s", got, q.RunID)
+		}
+		for _, id := range []string{chat, q.RunID} {
+			for _, path := range []string{"/api/runs/" + id, "/api/runs/" + id + "/events"} {
+				resp, body := ts.call(t, "GET", path, "", bearer(tokens.Viewer))
+				switch {
+				case shared && resp.StatusCode != http.StatusOK:
+					t.Errorf("shared: the viewer's GET %s = %d %.200s", path, resp.StatusCode, body)
+				case !shared:
+					wantJSONError(t, "the viewer's GET "+path, resp, body, http.StatusForbidden, "--share-api-runs")
+					if strings.Contains(body, secret) {
+						t.Errorf("the viewer's GET %s shows the app's secret", path)
+					}
+				}
+				if resp, body := ts.call(t, "GET", path, "", bearer(tokens.Operator)); resp.StatusCode != http.StatusOK {
+					t.Errorf("the operator's GET %s = %d %.200s", path, resp.StatusCode, body)
+				}
+			}
+		}
+	}
+}
+
+// startRunAs starts a run with token and returns its id.
+func (ts *testServer) startRunAs(t *testing.T, token, body string) string {
+	t.Helper()
+	resp, out := ts.call(t, "POST", "/api/runs", body, bearer(token))
+	var started struct{ ID string }
+	if json.Unmarshal([]byte(out), &started); resp.StatusCode != http.StatusCreated || started.ID == "" {
+		t.Fatalf("POST /api/runs = %d %s", resp.StatusCode, out)
+	}
+	return started.ID
+}
+
+// latestID is the id GET /api/runs/latest answers with token.
+func (ts *testServer) latestID(t *testing.T, token string) string {
+	t.Helper()
+	resp, body := ts.call(t, "GET", "/api/runs/latest", "", bearer(token))
+	var latest struct{ ID string }
+	if json.Unmarshal([]byte(body), &latest); resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/runs/latest = %d %s", resp.StatusCode, body)
+	}
+	return latest.ID
+}
+
 func TestTokenLinkSetsACookie(t *testing.T) {
 	ts := exposed(t, server.Access{Tokens: tokens, ShareHosts: []string{"192.0.2.7:8000"}})
 	html := map[string]string{"Accept": "text/html,application/xhtml+xml"}
@@ -262,6 +340,33 @@ func TestUnknownHostNameGetsAPage(t *testing.T) {
 	}
 	resp, body := ts.call(t, "GET", "/api/health", "", map[string]string{"Host": host})
 	wantJSONError(t, "a program at "+host, resp, body, http.StatusForbidden, "open it as "+ts.url)
+}
+
+// The unknown host's page links the address the request came in on,
+// whatever the request target says: "GET @evil.com" must not make a link
+// to evil.com.
+func TestUnknownHostPageLinksOnlyTheBoundAddress(t *testing.T) {
+	ts := start(t, setup{})
+	addr := strings.TrimPrefix(ts.url, "http://")
+	href := regexp.MustCompile(`<a href="([^"]*)"`)
+	for _, target := range []string{"@evil.com", "@evil.com/x?token=abc", "//evil.com/", "/@evil.com", "http://evil.com/"} {
+		c := dialFrom(t, "127.0.0.1", addr)
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: mylaptop.local\r\nAccept: text/html\r\n\r\n", target)
+		resp, err := http.ReadResponse(c.r, nil)
+		if err != nil {
+			t.Fatalf("GET %s: %v", target, err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		m := href.FindSubmatch(page)
+		if resp.StatusCode != http.StatusForbidden || m == nil {
+			t.Errorf("GET %s: %d, link %q", target, resp.StatusCode, m)
+			continue
+		}
+		link, err := url.Parse(html.UnescapeString(string(m[1])))
+		if err != nil || link.Host != addr || link.User != nil {
+			t.Errorf("GET %s: the page links %s, want a link to %s", target, m[1], addr)
+		}
+	}
 }
 
 func TestReachableAt(t *testing.T) {

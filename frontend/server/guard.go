@@ -63,7 +63,8 @@ func hostName(host string) string {
 // about. A browser gets a page with the address that does work (the one
 // the request came in on) and the flag that would allow the name.
 func refuseHost(c *fiber.Ctx, host string) error {
-	instead := "http://" + c.Context().LocalAddr().String()
+	local := c.Context().LocalAddr().String()
+	instead := "http://" + local
 	if !wantsHTML(c) {
 		return fiber.NewError(fiber.StatusForbidden,
 			"toolscope answers only at localhost, an IP address or a name given with --allow-host, not at "+host+": open it as "+instead)
@@ -73,9 +74,18 @@ func refuseHost(c *fiber.Ctx, host string) error {
 		Title: "Open toolscope by its address",
 		Text: "toolscope answers only at localhost, an IP address, or a host name it was started with, so that no other " +
 			"web page can reach it through a name of its own. " + name + " is not one of those names.",
-		Link:    instead + c.OriginalURL(),
+		Link:    sameRequestAt(c, local),
 		Command: "toolscope serve --allow-host " + name,
 	})
+}
+
+// sameRequestAt is the link to the request's path and query at address.
+// It is built from their parsed values, never from the request target as
+// sent, which could carry another host: "GET @evil.com" would otherwise
+// make http://127.0.0.1:8000@evil.com, a link to evil.com.
+func sameRequestAt(c *fiber.Ctx, address string) string {
+	u := url.URL{Scheme: "http", Host: address, Path: c.Path(), RawQuery: string(c.Request().URI().QueryString())}
+	return u.String()
 }
 
 // wantsHTML reports whether the client is a browser opening a page, which

@@ -23,6 +23,7 @@ func (cfg *Config) withLimitDefaults() {
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = DefaultMaxConns
 	}
+	cfg.Strangers.withDefaults(cfg.MaxConns)
 }
 
 // minReturnInterval spaces out the returns of memory to the system: one

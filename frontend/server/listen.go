@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -20,30 +19,32 @@ const (
 	maxAcceptPause = time.Second
 )
 
-// guardedListener keeps fasthttp serving when connections run short.
+// guardedListener keeps fasthttp serving when connections run short, and
+// keeps strangers from taking the connections the class needs.
 //
 // fasthttp ends Serve on any accept error but a timeout, so running out of
 // file descriptors (EMFILE, ENFILE) would end the server and every live
 // run with it. This listener retries those errors after a growing pause
 // instead, as net/http does: the waiting connections stay in the kernel's
 // backlog until descriptors are free again. It also refuses connections
-// past max with a 503 JSON answer, so that the limit is reached here, on
-// purpose, rather than at the descriptor limit.
+// past the cap with a 503 JSON answer, so that the limit is reached here,
+// on purpose, rather than at the descriptor limit.
 //
-// It gives each connection firstByte to start its request: fasthttp sets
-// its read timeout only once a request has begun when it reduces memory
-// use, so a client that connects and says nothing would stay forever.
+// Every connection starts as a stranger (see admission), with
+// StrangerLimits.Idle to start its first request: fasthttp sets its read
+// timeout only once a request has begun when it reduces memory use, so a
+// client that connects and says nothing would stay forever.
 type guardedListener struct {
 	net.Listener
-	slots     chan struct{} // one per connection being served
-	firstByte time.Duration
+	admission *admission
+	idle      time.Duration
 }
 
-func guardListener(ln net.Listener, max int, firstByte time.Duration) *guardedListener {
-	return &guardedListener{Listener: ln, slots: make(chan struct{}, max), firstByte: firstByte}
+func guardListener(ln net.Listener, maxConns int, strangers StrangerLimits) *guardedListener {
+	return &guardedListener{Listener: ln, admission: newAdmission(maxConns, strangers), idle: strangers.Idle}
 }
 
-// Accept returns the next connection within the cap. It returns an error
+// Accept returns the next connection within the caps. It returns an error
 // only when the listener is closed or fails for good.
 func (l *guardedListener) Accept() (net.Conn, error) {
 	pause := time.Duration(0)
@@ -58,13 +59,13 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 			continue
 		}
 		pause = 0
-		select {
-		case l.slots <- struct{}{}:
-			_ = c.SetReadDeadline(time.Now().Add(l.firstByte))
-			return &countedConn{Conn: c, release: func() { <-l.slots }}, nil
-		default:
-			refuse(c)
+		ac, refusal := l.admission.admit(c, time.Now())
+		if refusal != nil {
+			refuse(c, refusal)
+			continue
 		}
+		_ = c.SetReadDeadline(time.Now().Add(l.idle))
+		return ac, nil
 	}
 }
 
@@ -80,26 +81,13 @@ func temporary(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-var tooManyConns = []byte(`{"error":"toolscope is serving too many connections: try again in a moment"}`)
-
-// refuse answers a connection past the cap and closes it. The answer is
-// small enough for any socket's send buffer; the deadline only keeps a
-// broken peer from stalling the accept loop.
-func refuse(c net.Conn) {
+// refuse answers a connection there is no room for with a 503 and the
+// JSON body given, and closes it. The answer is small enough for any
+// socket's send buffer; the deadline only keeps a broken peer from
+// stalling the accept loop.
+func refuse(c net.Conn, body []byte) {
 	_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
 	_, _ = c.Write([]byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: " +
-		strconv.Itoa(len(tooManyConns)) + "\r\n\r\n" + string(tooManyConns)))
+		strconv.Itoa(len(body)) + "\r\n\r\n" + string(body)))
 	_ = c.Close()
-}
-
-// countedConn frees its slot once, on the first Close.
-type countedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *countedConn) Close() error {
-	c.once.Do(c.release)
-	return c.Conn.Close()
 }

@@ -59,6 +59,8 @@ type Config struct {
 	// MaxConns is the most connections served at once; more are answered
 	// 503 and closed. Each event stream holds one.
 	MaxConns int
+	// Strangers bounds the connections that have not shown a token yet.
+	Strangers StrangerLimits
 	// Access says who may use the server: tokens, allowed host names,
 	// the addresses to share.
 	Access Access
@@ -67,6 +69,10 @@ type Config struct {
 	// either way. Off by default: a stub only pretends (send_mail sends
 	// nothing), which an app's user would not know.
 	APIStubs bool
+	// ShareAPIRuns lets the viewer link see the runs of the HTTP APIs
+	// (/v1, /api/query) as well as the page's. Off by default: an app's
+	// requests carry its system prompt, and whatever secrets that holds.
+	ShareAPIRuns bool
 }
 
 // Server serves the playground. Create it with New.
@@ -108,7 +114,7 @@ func New(cfg Config) *Server {
 }
 
 func (s *Server) routes() {
-	s.app.Use(securityHeaders, s.guard, s.authorize, requireJSON)
+	s.app.Use(closeStrangers, securityHeaders, s.guard, s.authorize, requireJSON)
 	s.app.Get("/", s.pageAudience, s.page)
 	s.app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(web.Static), PathPrefix: "static", MaxAge: 0}))
 	api := s.app.Group("/api")
@@ -134,7 +140,7 @@ func (s *Server) routes() {
 // Serve answers requests on ln until Shutdown. Running out of file
 // descriptors does not end it: it waits for some to be freed.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.app.Listener(guardListener(ln, s.cfg.MaxConns, s.cfg.ReadTimeout))
+	return s.app.Listener(guardListener(ln, s.cfg.MaxConns, s.cfg.Strangers))
 }
 
 // Shutdown stops accepting requests, cancels every run, and waits for open
