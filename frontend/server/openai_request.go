@@ -3,7 +3,10 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -100,7 +103,10 @@ func decodeChat(body []byte) (*chatRequest, error) {
 	var req chatRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil {
-		return nil, badRequest("", "the body is not a valid chat completion request: %v", err)
+		if errors.Is(err, io.EOF) {
+			return nil, badRequest("", `the body is empty: send a JSON object such as {"model": "toolscope-demo", "messages": [{"role": "user", "content": "hi"}]}`)
+		}
+		return nil, badRequest("", "the body is not a valid chat completion request: %s", decodeProblem(reflect.TypeOf(&req), err))
 	}
 	if dec.More() {
 		return nil, badRequest("", "the body holds more than one JSON value")

@@ -330,15 +330,18 @@ func TestOpenAIErrors(t *testing.T) {
 		name, body string
 		status     int
 		param      string
+		message    string // a part of the error's message, if the case names one
 	}{
-		{"unknown model", `{"model": "gpt-9", "messages": [{"role": "user", "content": "hi"}]}`, 404, "model"},
-		{"malformed", `{"model": "toolscope-demo", "messages": [`, 400, ""},
-		{"n", `{"model": "toolscope-demo", "n": 2, "messages": [{"role": "user", "content": "hi"}]}`, 400, "n"},
-		{"logprobs", `{"model": "toolscope-demo", "logprobs": true, "messages": [{"role": "user", "content": "hi"}]}`, 400, "logprobs"},
-		{"image", `{"model": "toolscope-demo", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]}`, 400, "messages[0].content"},
-		{"no model", `{"messages": [{"role": "user", "content": "hi"}]}`, 400, "model"},
-		{"ends with assistant", `{"model": "toolscope-demo", "messages": [{"role": "assistant", "content": "hi"}]}`, 400, "messages"},
-		{"unknown tool_choice", `{"model": "toolscope-demo", "tool_choice": {"type": "function", "function": {"name": "x"}}, "messages": [{"role": "user", "content": "hi"}]}`, 400, "tool_choice"},
+		{"unknown model", `{"model": "gpt-9", "messages": [{"role": "user", "content": "hi"}]}`, 404, "model", ""},
+		{"malformed", `{"model": "toolscope-demo", "messages": [`, 400, "", "its JSON ends before it is complete"},
+		{"empty", ``, 400, "", "the body is empty"},
+		{"wrong type", `{"model": "toolscope-demo", "messages": "hi"}`, 400, "", `"messages" must be a list, not a string`},
+		{"n", `{"model": "toolscope-demo", "n": 2, "messages": [{"role": "user", "content": "hi"}]}`, 400, "n", ""},
+		{"logprobs", `{"model": "toolscope-demo", "logprobs": true, "messages": [{"role": "user", "content": "hi"}]}`, 400, "logprobs", ""},
+		{"image", `{"model": "toolscope-demo", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]}`, 400, "messages[0].content", ""},
+		{"no model", `{"messages": [{"role": "user", "content": "hi"}]}`, 400, "model", ""},
+		{"ends with assistant", `{"model": "toolscope-demo", "messages": [{"role": "assistant", "content": "hi"}]}`, 400, "messages", ""},
+		{"unknown tool_choice", `{"model": "toolscope-demo", "tool_choice": {"type": "function", "function": {"name": "x"}}, "messages": [{"role": "user", "content": "hi"}]}`, 400, "tool_choice", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, b := ts.chatPost(t, c.body)
@@ -354,6 +357,9 @@ func TestOpenAIErrors(t *testing.T) {
 			}
 			if status != c.status || (c.param != "" && (e.Error.Param == nil || *e.Error.Param != c.param)) {
 				t.Fatalf("status %d param %v, want %d %q: %s", status, e.Error.Param, c.status, c.param, b)
+			}
+			if !strings.Contains(e.Error.Message, c.message) {
+				t.Fatalf("the error says %q, want it to say %q", e.Error.Message, c.message)
 			}
 		})
 	}
