@@ -50,7 +50,10 @@ import (
 
 const (
 	installHint = "install Chromium to run the browser tests: apt-get install -y chromium"
-	tabTimeout  = 30 * time.Second
+	// tabTimeout bounds a whole tab's test, not a step of it: generous,
+	// since on two busy cores the race detector and the other packages'
+	// tests share the CPU with Chromium.
+	tabTimeout = 60 * time.Second
 )
 
 // browser is the one Chromium that every test opens its tabs in; when it
