@@ -5,10 +5,13 @@ package web_test
 //
 // Screenshots go to $SCREENSHOT_DIR when it is set. The README's picture
 // is the email seed prompt at the binary's own pace, as it ends in a
-// 1280×720 window:
+// 1280×720 window; this test takes the same view, though its server keeps
+// no history and its Runs panel says so:
 //
 //	SCREENSHOT_DIR=/tmp/shots go test ./frontend/web -run 'TestARunAtLaptopSize'
-//	cp /tmp/shots/laptop-1280x720-email.png docs/screenshot.png
+//
+// The picture itself is taken from './start.sh --backend demo', as a user
+// sees it.
 
 import (
 	"context"
