@@ -19,15 +19,48 @@ func (s *Server) requestLimits(h *fasthttp.RequestHeader) fasthttp.RequestConfig
 	return fasthttp.RequestConfig{}
 }
 
-// bodyLimit is the largest body the request may send. Fiber routes by
-// the path as sent, whatever its case, and so does this.
+// bodyLimit is the largest body the request may send. The OpenAI API's
+// larger one is only for a request that shows a token, when one is
+// needed: a stranger's body is refused all the same, and thousands of
+// strangers could make the server hold megabytes each.
 func (s *Server) bodyLimit(h *fasthttp.RequestHeader) int {
-	uri := fasthttp.AcquireURI()
-	defer fasthttp.ReleaseURI(uri)
-	if uri.Parse(nil, h.RequestURI()) != nil || !openAIPath(string(uri.PathOriginal())) {
+	if !openAIRequest(h) || s.showsNoToken(h) {
 		return s.cfg.BodyLimit
 	}
 	return s.cfg.V1BodyLimit
+}
+
+// openAIRequest reports whether a request is the OpenAI API's. Fiber
+// routes by the path as sent, whatever its case, and so does this.
+func openAIRequest(h *fasthttp.RequestHeader) bool {
+	uri := fasthttp.AcquireURI()
+	defer fasthttp.ReleaseURI(uri)
+	return uri.Parse(nil, h.RequestURI()) == nil && openAIPath(string(uri.PathOriginal()))
+}
+
+// showsNoToken reports whether a request lacks the token the server asks
+// for.
+func (s *Server) showsNoToken(h *fasthttp.RequestHeader) bool {
+	tokens := s.cfg.Access.Tokens
+	if !tokens.required() {
+		return false
+	}
+	r, _ := tokens.judge(h)
+	return r == nobody
+}
+
+// refuseBody answers a body over the request's limit, and the status it
+// answers with. One sent to the OpenAI API without a token lacks the
+// token, not room: it is told so, as authorize would, once what it sends
+// is drained as far as a body of the API's may go, so that a client that
+// forgot its key hears why rather than a reset.
+func (s *Server) refuseBody(c *fiber.Ctx) (int, error) {
+	h := &c.Request().Header
+	if openAIRequest(h) && s.showsNoToken(h) {
+		drainRefused(c.Context().Conn(), drainMax*s.cfg.V1BodyLimit, s.cfg.ReadTimeout)
+		return fiber.StatusUnauthorized, refuseToken(c)
+	}
+	return fiber.StatusRequestEntityTooLarge, s.bodyTooLarge(c)
 }
 
 // bodyTooLarge refuses a body over the request's limit: it says the limit
