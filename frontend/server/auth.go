@@ -109,8 +109,7 @@ func (s *Server) authorize(c *fiber.Ctx) error {
 	}
 	trustConnection(c)
 	if r == viewer && !viewerMay(c.Method(), c.Path()) {
-		return fiber.NewError(fiber.StatusForbidden,
-			"the viewer link can only watch runs: starting or stopping them, and MCP servers' details, need the operator's link")
+		return errViewerWatches
 	}
 	for _, rc := range roleCookies {
 		if query != "" && rc.role == r {
@@ -128,6 +127,18 @@ func roleOfRequest(c *fiber.Ctx) role {
 		return r
 	}
 	return operator
+}
+
+var errViewerWatches = fiber.NewError(fiber.StatusForbidden,
+	"the viewer link can only watch runs: starting or stopping them, and MCP servers' details, need the operator's link")
+
+// requestRole is what a request may do, judged from its headers alone.
+func (s *Server) requestRole(h *fasthttp.RequestHeader) role {
+	if !s.cfg.Access.Tokens.required() {
+		return operator
+	}
+	r, _ := s.cfg.Access.Tokens.judge(h)
+	return r
 }
 
 // judge finds what a request may do from the token it shows: the

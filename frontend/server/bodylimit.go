@@ -20,11 +20,12 @@ func (s *Server) requestLimits(h *fasthttp.RequestHeader) fasthttp.RequestConfig
 }
 
 // bodyLimit is the largest body the request may send. The OpenAI API's
-// larger one is only for a request that shows a token, when one is
-// needed: a stranger's body is refused all the same, and thousands of
-// strangers could make the server hold megabytes each.
+// larger one is only for a request with the operator's token, when one is
+// needed: any other is refused all the same, and strangers, or a class
+// with the viewer link, could otherwise make the server hold megabytes
+// each.
 func (s *Server) bodyLimit(h *fasthttp.RequestHeader) int {
-	if !openAIRequest(h) || s.showsNoToken(h) {
+	if !openAIRequest(h) || s.requestRole(h) != operator {
 		return s.cfg.BodyLimit
 	}
 	return s.cfg.V1BodyLimit
@@ -38,29 +39,21 @@ func openAIRequest(h *fasthttp.RequestHeader) bool {
 	return uri.Parse(nil, h.RequestURI()) == nil && openAIPath(string(uri.PathOriginal()))
 }
 
-// showsNoToken reports whether a request lacks the token the server asks
-// for.
-func (s *Server) showsNoToken(h *fasthttp.RequestHeader) bool {
-	tokens := s.cfg.Access.Tokens
-	if !tokens.required() {
-		return false
-	}
-	r, _ := tokens.judge(h)
-	return r == nobody
-}
-
 // refuseBody answers a body over the request's limit, and the status it
-// answers with. One sent to the OpenAI API without a token lacks the
-// token, not room: it is told so, as authorize would, once what it sends
-// is drained as far as a body of the API's may go, so that a client that
-// forgot its key hears why rather than a reset.
+// answers with. One sent to the OpenAI API without the operator's token
+// lacks the token, not room: it is told so, as authorize would, once what
+// it sends is drained as far as a body of the API's may go, so that a
+// client that forgot its key hears why rather than a reset.
 func (s *Server) refuseBody(c *fiber.Ctx) (int, error) {
 	h := &c.Request().Header
-	if openAIRequest(h) && s.showsNoToken(h) {
-		drainRefused(c.Context().Conn(), drainMax*s.cfg.V1BodyLimit, s.cfg.ReadTimeout)
-		return fiber.StatusUnauthorized, refuseToken(c)
+	if !openAIRequest(h) || s.requestRole(h) == operator {
+		return fiber.StatusRequestEntityTooLarge, s.bodyTooLarge(c)
 	}
-	return fiber.StatusRequestEntityTooLarge, s.bodyTooLarge(c)
+	drainRefused(c.Context().Conn(), drainMax*s.cfg.V1BodyLimit, s.cfg.ReadTimeout)
+	if s.requestRole(h) == viewer {
+		return fiber.StatusForbidden, errViewerWatches
+	}
+	return fiber.StatusUnauthorized, refuseToken(c)
 }
 
 // bodyTooLarge refuses a body over the request's limit: it says the limit
