@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,6 +67,36 @@ func TestConversationAfterRebuildsTheConversation(t *testing.T) {
 				cancel()
 			}
 		})
+	})
+	// A call cut short is told to the model as stopped or not run, never
+	// as a parser's complaint: the rebuilt conversation must say the same.
+	t.Run("stopped inside a call", func(t *testing.T) {
+		f := newFixture(t, llm.ModeRaw, nil)
+		f.server.Reply(ollamatest.Reply{Text: "<tool_call>\n{\"name\": \"send_mail\", \"arguments\": {\"to\": \"a@", Hold: true})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		check(t, f.agent, ctx, &agent.Conversation{}, email, func(e agent.Event) {
+			if e.Type == agent.Token && strings.Contains(e.Text, "@") {
+				cancel()
+			}
+		})
+	})
+	t.Run("cut off inside a call", func(t *testing.T) {
+		f := newFixture(t, llm.ModeRaw, nil)
+		f.server.Reply(ollamatest.Reply{Text: sendMailCall("a@co.com")[:40], DoneReason: llm.DoneLength})
+		check(t, f.agent, context.Background(), &agent.Conversation{}, email, nil)
+	})
+	t.Run("stopped while a tool runs", func(t *testing.T) {
+		started := make(chan struct{})
+		f := newFixture(t, llm.ModeRaw, []tools.Tool{blocking("slow", started, false)})
+		f.server.Reply(ollamatest.Reply{Text: `<tool_call>{"name": "slow"}</tool_call>`})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			<-started
+			cancel()
+		}()
+		check(t, f.agent, ctx, &agent.Conversation{}, "wait", nil)
 	})
 	t.Run("calls parsed by Ollama", func(t *testing.T) {
 		f := newFixture(t, llm.ModeChat, nil)

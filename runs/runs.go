@@ -408,8 +408,13 @@ type Run struct {
 
 	mu      sync.Mutex
 	events  []Encoded
-	bytes   int           // the size of the events' JSON
-	stopped error         // why the run was stopped: a *LimitError or a *PauseTimeoutError
+	bytes   int   // the size of the events' JSON
+	stopped error // why the run was stopped: a *LimitError or a *PauseTimeoutError
+	// untold is the Error event that says why a run whose pause timed out
+	// was stopped, recorded just before run_finished: the events the run
+	// sends as it winds down are kept till then, since they hold its
+	// conversation's last turn, which a follow-up rebuilds from them.
+	untold  *agent.Event
 	changed chan struct{} // closed and replaced when events are added
 	done    bool
 	result  agent.Result
@@ -423,8 +428,13 @@ type Run struct {
 func (r *Run) append(e agent.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.stopped != nil && e.Type != agent.RunFinished {
-		return // the run is being stopped; only its end is still told
+	if r.stopped != nil && r.untold == nil && e.Type != agent.RunFinished {
+		return // the run outgrew its limits; only its end is still told
+	}
+	if e.Type == agent.RunFinished && r.untold != nil {
+		told := *r.untold
+		told.Seq, told.AtMS, r.untold = len(r.events)+1, e.AtMS, nil
+		r.add(encode(told))
 	}
 	e.Seq = len(r.events) + 1
 	e = r.pause.record(e, r.limits.PauseTimeout)
@@ -453,7 +463,7 @@ func (r *Run) add(enc Encoded) {
 // the event at (when and in which round the run was stopped); only
 // run_finished follows it. r.mu is held.
 func (r *Run) stop(why error, at agent.Event) {
-	r.stopped = why
+	r.stopped, r.untold = why, nil
 	r.add(encode(agent.Event{Seq: len(r.events) + 1, Type: agent.Error, AtMS: at.AtMS, Round: at.Round, Error: why.Error()}))
 	r.cancel()
 }

@@ -94,8 +94,9 @@ func (r *Run) timeOut(waiting *agent.Pause, resume <-chan agent.Edit) agent.Edit
 		return <-resume
 	}
 	r.pause.waiting = nil // a Continue from now on finds the run not paused
-	r.stop(&PauseTimeoutError{Timeout: r.limits.PauseTimeout, At: waiting.At, Round: waiting.Round},
-		agent.Event{AtMS: time.Since(r.Started).Milliseconds(), Round: waiting.Round})
+	r.stopped = &PauseTimeoutError{Timeout: r.limits.PauseTimeout, At: waiting.At, Round: waiting.Round}
+	r.untold = &agent.Event{Type: agent.Error, Round: waiting.Round, Error: r.stopped.Error()}
+	r.cancel()
 	return agent.Edit{}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
 )
 
 // startPaused starts a run in step mode and returns it once it waits at
@@ -119,5 +120,43 @@ func TestContinueARunThatIsOver(t *testing.T) {
 		if !errors.As(err, &over) || over.Reason != c.want || !errors.Is(err, ErrNotPaused) || err.Error() != c.says {
 			t.Errorf("Continue of a run that %s = %#v (%v), want an *OverError saying %q", c.want, err, err, c.says)
 		}
+	}
+}
+
+// A run stopped at a pause that timed out leaves a conversation that a
+// follow-up from its events (agent.ConversationAfter, as after_run and the
+// history rebuild it) must read as the run left it.
+func TestAPauseTimedOutAtACallLeavesItsConversationInItsEvents(t *testing.T) {
+	h := NewHub(10, Limits{MaxLive: 1, PauseTimeout: time.Second})
+	defer h.Close()
+	r, err := h.Start(Spec{Message: request, Agent: newAgent(t), Step: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []agent.Event
+	for e := range r.Events(context.Background(), 0) {
+		events = append(events, e)
+		if e.Type == agent.Paused && e.Pause.At != agent.AtCall {
+			if err := r.Continue(agent.Edit{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var timeout *PauseTimeoutError
+	if res, _, _ := r.Outcome(); !errors.As(res.Err, &timeout) || timeout.At != agent.AtCall {
+		t.Fatalf("the run's error = %#v; want its pause before the call to time out", res.Err)
+	}
+	if stop := events[len(events)-2]; stop.Type != agent.Error || !strings.Contains(stop.Error, "nobody continued it") {
+		t.Errorf("the event before the end = %+v; want the error saying why the run was stopped", stop)
+	}
+	got, err := agent.ConversationAfter(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	kept := h.convs[r.ConversationID].Conversation.Messages
+	h.mu.Unlock()
+	if !slices.EqualFunc(got.Messages, kept, func(a, b llm.Message) bool { return a.Role == b.Role && a.Content == b.Content }) {
+		t.Errorf("rebuilt from the events:\n%+v\nthe run left:\n%+v", got.Messages, kept)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"github.com/toolscope/toolscope/frontend/web"
 )
@@ -102,14 +103,13 @@ func (s *Server) authorize(c *fiber.Ctx) error {
 		trustConnection(c)
 		return c.Next()
 	}
-	r, query := tokens.judge(c)
+	r, query := tokens.judge(&c.Request().Header)
 	if r == nobody {
 		return refuseToken(c)
 	}
 	trustConnection(c)
 	if r == viewer && !viewerMay(c.Method(), c.Path()) {
-		return fiber.NewError(fiber.StatusForbidden,
-			"the viewer link can only watch runs: starting or stopping them, and MCP servers' details, need the operator's link")
+		return errViewerWatches
 	}
 	for _, rc := range roleCookies {
 		if query != "" && rc.role == r {
@@ -129,24 +129,41 @@ func roleOfRequest(c *fiber.Ctx) role {
 	return operator
 }
 
+var errViewerWatches = fiber.NewError(fiber.StatusForbidden,
+	"the viewer link can only watch runs: starting or stopping them, and MCP servers' details, need the operator's link")
+
+// requestRole is what a request may do, judged from its headers alone.
+func (s *Server) requestRole(h *fasthttp.RequestHeader) role {
+	if !s.cfg.Access.Tokens.required() {
+		return operator
+	}
+	r, _ := s.cfg.Access.Tokens.judge(h)
+	return r
+}
+
 // judge finds what a request may do from the token it shows: the
 // Authorization header, else ?token= (returned as query, to be kept),
 // else the cookies, the operator's first. A header or a link is judged
 // alone, so that a link opened now wins over the cookies of an earlier
-// start.
-func (t Tokens) judge(c *fiber.Ctx) (r role, query string) {
-	if h := c.Get(fiber.HeaderAuthorization); h != "" {
-		scheme, token, _ := strings.Cut(h, " ")
+// start. The headers are enough: a request is judged as soon as they are
+// read, before its body (see bodyLimit).
+func (t Tokens) judge(h *fasthttp.RequestHeader) (r role, query string) {
+	if auth := string(h.Peek(fiber.HeaderAuthorization)); auth != "" {
+		scheme, token, _ := strings.Cut(auth, " ")
 		if !strings.EqualFold(scheme, "Bearer") {
 			return nobody, ""
 		}
 		return t.roleOf(strings.TrimSpace(token)), ""
 	}
-	if q := c.Query("token"); q != "" {
-		return t.roleOf(q), q
+	uri := fasthttp.AcquireURI()
+	defer fasthttp.ReleaseURI(uri)
+	if uri.Parse(nil, h.RequestURI()) == nil {
+		if q := string(uri.QueryArgs().Peek("token")); q != "" {
+			return t.roleOf(q), q
+		}
 	}
 	for _, rc := range roleCookies {
-		if t.roleOf(c.Cookies(rc.name)) == rc.role {
+		if t.roleOf(string(h.Cookie(rc.name))) == rc.role {
 			return rc.role, ""
 		}
 	}

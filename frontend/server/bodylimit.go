@@ -19,15 +19,41 @@ func (s *Server) requestLimits(h *fasthttp.RequestHeader) fasthttp.RequestConfig
 	return fasthttp.RequestConfig{}
 }
 
-// bodyLimit is the largest body the request may send. Fiber routes by
-// the path as sent, whatever its case, and so does this.
+// bodyLimit is the largest body the request may send. The OpenAI API's
+// larger one is only for a request with the operator's token, when one is
+// needed: any other is refused all the same, and strangers, or a class
+// with the viewer link, could otherwise make the server hold megabytes
+// each.
 func (s *Server) bodyLimit(h *fasthttp.RequestHeader) int {
-	uri := fasthttp.AcquireURI()
-	defer fasthttp.ReleaseURI(uri)
-	if uri.Parse(nil, h.RequestURI()) != nil || !openAIPath(string(uri.PathOriginal())) {
+	if !openAIRequest(h) || s.requestRole(h) != operator {
 		return s.cfg.BodyLimit
 	}
 	return s.cfg.V1BodyLimit
+}
+
+// openAIRequest reports whether a request is the OpenAI API's. Fiber
+// routes by the path as sent, whatever its case, and so does this.
+func openAIRequest(h *fasthttp.RequestHeader) bool {
+	uri := fasthttp.AcquireURI()
+	defer fasthttp.ReleaseURI(uri)
+	return uri.Parse(nil, h.RequestURI()) == nil && openAIPath(string(uri.PathOriginal()))
+}
+
+// refuseBody answers a body over the request's limit, and the status it
+// answers with. One sent to the OpenAI API without the operator's token
+// lacks the token, not room: it is told so, as authorize would, once what
+// it sends is drained as far as a body of the API's may go, so that a
+// client that forgot its key hears why rather than a reset.
+func (s *Server) refuseBody(c *fiber.Ctx) (int, error) {
+	h := &c.Request().Header
+	if !openAIRequest(h) || s.requestRole(h) == operator {
+		return fiber.StatusRequestEntityTooLarge, s.bodyTooLarge(c)
+	}
+	drainRefused(c.Context().Conn(), drainMax*s.cfg.V1BodyLimit, s.cfg.ReadTimeout)
+	if s.requestRole(h) == viewer {
+		return fiber.StatusForbidden, errViewerWatches
+	}
+	return fiber.StatusUnauthorized, refuseToken(c)
 }
 
 // bodyTooLarge refuses a body over the request's limit: it says the limit

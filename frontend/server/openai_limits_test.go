@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -176,5 +179,48 @@ func TestOpenAIToolsAreCompiledOnlyOnceTheRunIsAdmitted(t *testing.T) {
 	}
 	if n := ts.hub.Live(); n != 0 {
 		t.Fatalf("%d runs live after a run that could not start, want 0", n)
+	}
+}
+
+// /v1's larger body is for requests with the operator's token, when the
+// server asks for one: any other is refused all the same, so its body is
+// not read into memory first. One announced over the other endpoints'
+// limit is answered, saying what it lacks, before its body is sent; with
+// the token, an agent's request is served.
+func TestOpenAIReadsNoBodyItWouldRefuse(t *testing.T) {
+	ts := start(t, setup{config: func(c *server.Config) {
+		c.Access = server.Access{Tokens: tokens}
+		c.ReadTimeout = 5 * time.Minute // a body waited for is not refused soon
+	}})
+	addr := strings.TrimPrefix(ts.url, "http://")
+	for _, tt := range []struct {
+		who, auth string
+		status    int
+		says      string
+	}{
+		{"a stranger", "", http.StatusUnauthorized, "a valid token is needed"},
+		{"a viewer", "Authorization: Bearer " + tokens.Viewer + "\r\n", http.StatusForbidden, "the viewer link can only watch runs"},
+	} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", addr, tt.auth, 1<<20)
+		_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%s's 1 MiB body: no answer before it was sent: %v", tt.who, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		if e := decodeOpenAIError(t, b); resp.StatusCode != tt.status || !strings.Contains(e.Error.Message, tt.says) {
+			t.Errorf("%s's 1 MiB body: %s %s; want %d saying %q", tt.who, resp.Status, b, tt.status, tt.says)
+		}
+	}
+
+	headers := bearer(tokens.Operator)
+	headers["Content-Type"] = "application/json"
+	if resp, body := ts.call(t, "POST", "/v1/chat/completions", agentRequest(t, 900<<10), headers); resp.StatusCode != http.StatusOK {
+		t.Errorf("an agent's 1 MiB request with the operator's token: %s %.300s", resp.Status, body)
 	}
 }

@@ -163,7 +163,9 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 		status = ae.Status
 	}
 	if status == fiber.StatusRequestEntityTooLarge {
-		err = s.bodyTooLarge(c)
+		if status, err = s.refuseBody(c); err == nil {
+			return nil // the page that says what link to open
+		}
 	}
 	if isOpenAI(c) {
 		return openAIError(c, status, err)
