@@ -135,7 +135,7 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 	}
 	spec := runs.Spec{Message: req.Message, ConversationID: req.ConversationID, Step: req.Step}
 	if req.AfterRun != "" {
-		if spec.History, err = s.conversationAfter(req); err != nil {
+		if spec.History, spec.Source, err = s.conversationAfter(req); err != nil {
 			return err
 		}
 	}
@@ -149,28 +149,30 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 // conversationAfter is the conversation of req.AfterRun as that run left
 // it, then req's message: a follow-up to a run opened from the Runs
 // panel, or from a link, continues it in a conversation of its own even
-// when the server no longer holds the run's conversation.
-func (s *Server) conversationAfter(req runRequest) (*agent.Conversation, error) {
+// when the server no longer holds the run's conversation. Its source is
+// that run's: a follow-up of an app's run reads the app's prompt, so it
+// stays out of the viewer's sight as that run does.
+func (s *Server) conversationAfter(req runRequest) (*agent.Conversation, runs.Source, error) {
 	if req.ConversationID != "" {
-		return nil, fiber.NewError(fiber.StatusBadRequest, `send "after_run" or "conversation_id", not both: each says what the message follows`)
+		return nil, "", fiber.NewError(fiber.StatusBadRequest, `send "after_run" or "conversation_id", not both: each says what the message follows`)
 	}
 	run, err := s.cfg.Hub.Get(req.AfterRun)
 	switch {
 	case errors.Is(err, runs.ErrNoRun):
-		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf(`"after_run": no run %q: it never existed or has expired; send your message in a new conversation`, req.AfterRun))
+		return nil, "", fiber.NewError(fiber.StatusNotFound, fmt.Sprintf(`"after_run": no run %q: it never existed or has expired; send your message in a new conversation`, req.AfterRun))
 	case err != nil:
-		return nil, fiber.NewError(fiber.StatusInternalServerError, fmt.Sprintf(`"after_run": run %q cannot be read from the history: %v`, req.AfterRun, err))
+		return nil, "", fiber.NewError(fiber.StatusInternalServerError, fmt.Sprintf(`"after_run": run %q cannot be read from the history: %v`, req.AfterRun, err))
 	}
 	snap := run.Snapshot()
 	if !snap.Done {
-		return nil, fiber.NewError(fiber.StatusConflict, fmt.Sprintf(`"after_run": run %s is still going: wait for it to finish, or stop it, then send again`, run.ID))
+		return nil, "", fiber.NewError(fiber.StatusConflict, fmt.Sprintf(`"after_run": run %s is still going: wait for it to finish, or stop it, then send again`, run.ID))
 	}
 	conv, err := agent.ConversationAfter(snap.Events)
 	if err != nil {
-		return nil, fiber.NewError(fiber.StatusConflict, fmt.Sprintf(`"after_run": run %s cannot be followed up: %v; send your message in a new conversation`, run.ID, err))
+		return nil, "", fiber.NewError(fiber.StatusConflict, fmt.Sprintf(`"after_run": run %s cannot be followed up: %v; send your message in a new conversation`, run.ID, err))
 	}
 	conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleUser, Content: req.Message})
-	return conv, nil
+	return conv, run.Source, nil
 }
 
 // started is what answers a run started: where to follow it.

@@ -211,13 +211,48 @@ func TestViewerSeesOnlyThePagesRuns(t *testing.T) {
 	}
 }
 
+// A rerun or a follow-up of an app's run reads the app's prompt: it stays
+// the app's, out of the viewer's sight, though the operator started it.
+func TestRunsFromAnAPIRunStayTheAPIs(t *testing.T) {
+	ts := start(t, setup{config: func(c *server.Config) { c.Access = server.Access{Tokens: tokens} }})
+	resp, body := ts.call(t, "POST", "/v1/chat/completions", `{"model": "toolscope-demo", "messages": [`+
+		`{"role": "system", "content": "You are the billing bot."}, {"role": "user", "content": "hi"}]}`, bearer(tokens.Operator))
+	app := resp.Header.Get("X-Toolscope-Run")
+	if resp.StatusCode != http.StatusOK || app == "" {
+		t.Fatalf("the operator's /v1 request = %d %s", resp.StatusCode, body)
+	}
+	page := ts.startRunAs(t, tokens.Operator, `{"message": "Send an email to john@example.com about the launch"}`)
+	for what, path := range map[string]string{
+		"rerun":     "/api/runs/" + app + "/rerun",
+		"follow-up": "/api/runs",
+	} {
+		req := `{"round": 1}`
+		if what == "follow-up" {
+			req = `{"message": "and again", "after_run": "` + app + `"}`
+		}
+		id := ts.startRunAtAs(t, path, tokens.Operator, req)
+		resp, body := ts.call(t, "GET", "/api/runs/"+id, "", bearer(tokens.Viewer))
+		wantJSONError(t, "the viewer's GET of the "+what, resp, body, http.StatusForbidden, "--share-api-runs")
+		if got := ts.latestID(t, tokens.Viewer); got != page {
+			t.Errorf("after the %s, the viewer's latest run = %s, want the page's %s", what, got, page)
+		}
+	}
+}
+
 // startRunAs starts a run with token and returns its id.
 func (ts *testServer) startRunAs(t *testing.T, token, body string) string {
 	t.Helper()
-	resp, out := ts.call(t, "POST", "/api/runs", body, bearer(token))
+	return ts.startRunAtAs(t, "/api/runs", token, body)
+}
+
+// startRunAtAs starts a run by POSTing body to path with token and
+// returns its id.
+func (ts *testServer) startRunAtAs(t *testing.T, path, token, body string) string {
+	t.Helper()
+	resp, out := ts.call(t, "POST", path, body, bearer(token))
 	var started struct{ ID string }
 	if json.Unmarshal([]byte(out), &started); resp.StatusCode != http.StatusCreated || started.ID == "" {
-		t.Fatalf("POST /api/runs = %d %s", resp.StatusCode, out)
+		t.Fatalf("POST %s = %d %s", path, resp.StatusCode, out)
 	}
 	return started.ID
 }

@@ -59,7 +59,7 @@ func (s *Server) rerunRun(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
 	run, err := s.launch(c, settings, engine.Toolset{}, runs.Spec{Message: req.Message, History: history, Step: req.Step,
-		ForkedFrom: &runs.Fork{Run: old.ID, Round: round}})
+		ForkedFrom: &runs.Fork{Run: old.ID, Round: round}, Source: old.Source})
 	if err != nil {
 		return err
 	}
