@@ -88,6 +88,26 @@ func TestChecksCatchAWrongDoc(t *testing.T) {
 	}
 }
 
+// TestImportRulesCatchAWrongImport gives the rules that are not lines of
+// the layers an import each that breaks them.
+func TestImportRulesCatchAWrongImport(t *testing.T) {
+	pkgs := []pkg{
+		{ImportPath: "frontend/web", Imports: []string{"llm/demo"}},
+		{ImportPath: "runs", Imports: []string{"tools/toolstest"}},
+		{ImportPath: "agent", Imports: []string{"github.com/ollama/ollama/api"}},
+		{ImportPath: "engine", Imports: []string{"llm/demo", "llm/ollama"}},
+	}
+	problems := append(importerProblems(pkgs), outsideProblems(pkgs)...)
+	want := []string{
+		"`frontend/web` imports `llm/demo`, which only `engine` may import outside tests ()",
+		"`runs` imports `tools/toolstest`, which only tests may import ()",
+		"`agent` imports `github.com/ollama/ollama/api`, which only `llm/ollama`, `llm/ollama/template`, `llm/ollama/ollamatest`, `tools/retrieve` may import outside tests ()",
+	}
+	if !slices.Equal(problems, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(problems, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // check lists every way doc is untrue to pkgs.
 func check(doc string, pkgs []pkg) []string {
 	var problems []string
@@ -195,8 +215,8 @@ func importerProblems(pkgs []pkg) []string {
 	for _, p := range pkgs {
 		for _, imp := range p.Imports {
 			if allowed, ruled := importers[imp]; ruled && !slices.Contains(allowed, p.ImportPath) {
-				problems = append(problems, fmt.Sprintf("`%s` imports `%s`, which only %s may (%s)",
-					p.ImportPath, imp, orNone(allowed), filesImporting(p, imp)))
+				problems = append(problems, fmt.Sprintf("`%s` imports `%s`, which %s (%s)",
+					p.ImportPath, imp, whoMay(allowed), filesImporting(p, imp)))
 			}
 		}
 	}
@@ -217,8 +237,8 @@ func outsideProblems(pkgs []pkg) []string {
 		for _, imp := range p.Imports {
 			for module, allowed := range outside {
 				if (imp == module || strings.HasPrefix(imp, module+"/")) && !slices.Contains(allowed, p.ImportPath) {
-					problems = append(problems, fmt.Sprintf("`%s` imports `%s`, which only %s may (%s)",
-						p.ImportPath, imp, orNone(allowed), filesImporting(p, imp)))
+					problems = append(problems, fmt.Sprintf("`%s` imports `%s`, which %s (%s)",
+						p.ImportPath, imp, whoMay(allowed), filesImporting(p, imp)))
 				}
 			}
 		}
@@ -318,11 +338,12 @@ func filesImporting(p pkg, imp string) string {
 	return strings.Join(files, ", ")
 }
 
-func orNone(names []string) string {
+// whoMay words who may import a package besides tests.
+func whoMay(names []string) string {
 	if len(names) == 0 {
-		return "tests"
+		return "only tests may import"
 	}
-	return "`" + strings.Join(names, "`, `") + "`"
+	return "only `" + strings.Join(names, "`, `") + "` may import outside tests"
 }
 
 func sortedKeys[V any](m map[string]V) []string {
