@@ -12,6 +12,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,6 +45,21 @@ func TestArchitectureDocIsTrue(t *testing.T) {
 	pkgs := goList(t)
 	for _, problem := range check(string(doc), pkgs) {
 		t.Error(problem)
+	}
+	for _, problem := range fileProblems(string(doc), repoFiles(t)) {
+		t.Error(problem)
+	}
+}
+
+func TestFileProblemsNameAFileGone(t *testing.T) {
+	files := map[string]bool{"agent/agent.go": true, "agent": true, "agent.go": true}
+	doc := "`agent/agent.go`, `agent.go`, `agent/gone.go`, `sse.go`, `Settings.With`"
+	want := []string{
+		"docs/architecture.md names `agent/gone.go`, which is not in the repository",
+		"docs/architecture.md names `sse.go`, which is not in the repository",
+	}
+	if got := fileProblems(doc, files); !slices.Equal(got, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -244,6 +260,46 @@ func outsideProblems(pkgs []pkg) []string {
 		}
 	}
 	return problems
+}
+
+// sourceFile matches a code span that names a source file, alone
+// ("api.go") or with its directory ("agent/agent.go").
+var sourceFile = regexp.MustCompile("`([\\w./-]+\\.(?:go|js|templ|css))`")
+
+// fileProblems names each source file doc mentions that files (paths from
+// the module's root, and the files' names alone) lacks: a file renamed or
+// removed since the page was written.
+func fileProblems(doc string, files map[string]bool) []string {
+	var problems []string
+	for _, m := range sourceFile.FindAllStringSubmatch(doc, -1) {
+		if !files[m[1]] {
+			problems = append(problems, fmt.Sprintf("docs/architecture.md names `%s`, which is not in the repository", m[1]))
+		}
+	}
+	return problems
+}
+
+// repoFiles lists the module's files, each by its path from the root and
+// by its name alone.
+func repoFiles(t *testing.T) map[string]bool {
+	t.Helper()
+	files := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		rel, err := filepath.Rel(root, path)
+		files[filepath.ToSlash(rel)] = true
+		files[d.Name()] = true
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 // table returns the cells of the first Markdown table after heading, its
