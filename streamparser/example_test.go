@@ -32,7 +32,7 @@ func Example() {
 	for _, chunk := range chunks {
 		p.Feed(chunk, show)
 	}
-	p.Flush(print)
+	p.Flush(show)
 	// Output:
 	// thinking_open
 	// thinking      "Mail John."
@@ -64,7 +64,7 @@ func ExampleNew_pythonic() {
 		}
 	}
 	p.Feed(reply, show)
-	p.Flush(print)
+	p.Flush(show)
 	// Output:
 	// text "First print(\"hi\"), then:\n"
 	// call send_mail {"to":"ann@example.com","subject":"Lunch?","urgent":false}
@@ -82,7 +82,7 @@ func ExampleParser_Flush() {
 		}
 	}
 	p.Feed(`<tool_call>{"name": "send_mail", "argu`, show)
-	p.Flush(print)
+	p.Flush(show)
 	// Output:
 	// call #0: "{\"name\": \"send_mail\", \"argu"
 	// true
@@ -98,6 +98,12 @@ func ExampleParser_Pending() {
 	p.Feed("box> is not a tag.", show)
 	fmt.Printf("pending %q\n", p.Pending())
 	// Output:
+	// text "Let me check. "
+	// pending "<tool"
+	// text "<"
+	// text "tool"
+	// text "box> is not a tag."
+	// pending ""
 }
 
 // A dialect also writes calls the way a model taught by its Instructions
