@@ -31,10 +31,11 @@
 // Events come in order and without gaps: each event's Seq is the one
 // before it plus one, from 1, so a viewer that resumes after Seq n misses
 // none and sees none twice. A recorded event never changes. A Hub is safe
-// for concurrent use, and what one request asks of it cannot exhaust the
-// server: [Limits] bound the runs in progress ([ErrTooManyRuns]), each
-// run's events and bytes (a run that outgrows them is stopped with a
-// [LimitError]), the finished runs kept, and how long a pause waits.
+// for concurrent use, and its [Limits] bound what it holds, so that no
+// request, however large, and no crowd of them exhausts the server's
+// memory: the runs in progress ([ErrTooManyRuns]), each run's events and
+// bytes (a run that outgrows them is stopped with a [LimitError]), the
+// finished runs kept, and how long a pause waits.
 //
 // # History
 //
