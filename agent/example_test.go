@@ -51,3 +51,28 @@ func Example() {
 	// round_finished
 	// answered after 2 rounds: Your email to john@example.com has been sent (message id msg-25ed4c).
 }
+
+// With ReturnCalls the caller runs the tools, as an OpenAI API client
+// does: the run ends with the model's valid calls in Result.Calls, and the
+// tools in the registry only describe them to the model.
+func ExampleConfig_returnCalls() {
+	registry, err := tools.NewRegistry(tools.Stubs(0)...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	a := agent.New(agent.Config{
+		Backend:     demo.New(demo.Config{TokenDelay: 0}),
+		Tools:       registry,
+		ReturnCalls: true,
+		Now:         func() time.Time { return time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC) },
+	})
+
+	res := a.Run(context.Background(), &agent.Conversation{}, "Send an email to john@example.com about tomorrow's standup", func(agent.Event) {})
+	fmt.Println(res.Reason)
+	for _, call := range res.Calls {
+		fmt.Println(call.Name, string(call.Arguments))
+	}
+	// Output:
+	// tool_calls
+	// send_mail {"to":"john@example.com","subject":"Standup","body":"Hi John,\n\nA quick note about the standup on Friday, March 13. Let me know if you have any questions.\n\nBest regards"}
+}
