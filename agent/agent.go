@@ -1,9 +1,51 @@
 // Package agent runs the tool-calling loop. Each round it gives the model
-// the conversation, parses the streamed reply with package streamparser,
+// the conversation, parses the streamed reply with package [streamparser],
 // runs the tools the model called, and answers with one <tool_response>
-// block per call in a new user turn, until the model answers in plain text.
-// Every step is reported as an Event; the package formats nothing for a
-// screen, so every front end renders the same stream.
+// block per call in a new user turn, until the model answers in plain text. Every step is reported
+// as an [Event]; the package formats nothing for a screen, so every front
+// end renders the same stream.
+//
+// # Running the loop
+//
+// [New] builds an [Agent] from a [Config]: an [llm.Backend], a
+// [tools.Registry] and the dialect, round limit and tool timeout.
+// [Agent.Run] answers a message within a [Conversation], which follow-up
+// messages continue, and returns a [Result]: the answer and the [Reason]
+// the run ended. [Agent.Answer] does the same for a caller that keeps the
+// history itself, as an OpenAI API client does, and [Config.ReturnCalls]
+// hands the model's calls back to such a caller instead of running them
+// (see [CallerTool]). The package Example runs the offline demo model with
+// the stub tools; the Example of [Agent.Run] writes a scripted
+// [llm.Backend] of its own, the way to test code that uses an Agent.
+//
+// # Events
+//
+// Each step is an [Event] whose [Type] says what happened: a run's first
+// event is [RunStarted] and its last [RunFinished]; between them each
+// round streams the model's raw [Token] events with the parser's
+// [TextDelta], [ThinkingDelta] and tool-call events, then runs the parsed
+// calls ([ToolStarted], [ToolFinished]) and sends their [ToolResponse].
+// The Type names and Event's JSON are a stable interface: front ends and
+// scripts depend on them. [ConversationAfter] rebuilds a finished run's
+// conversation from its events alone.
+//
+// # Guarantees
+//
+// Run calls emit from the calling goroutine, in order, with Seq counting
+// 1, 2, … within the run. Tool failures, invalid calls included, never end
+// a run: they go back to the model as errors it can act on. A run ends
+// when the model answers (or calls tools the caller runs), the round limit
+// is reached, the reply is cut off, ctx ends, or the backend fails, and it
+// says which in [RunFinished] and [Result]. An Agent
+// holds no per-run state, so one Agent can serve many runs at once; runs
+// on one Conversation must not overlap.
+//
+// # Step mode and tool retrieval
+//
+// A [Stepper] pauses a run before each model call, each tool call and each
+// tool response, and may [Edit] what happens next ([Agent.Stepping],
+// [Pause], [Change]). A [Selector] chooses which of many tools a run
+// offers ([Selection], [ToolsSelected]).
 package agent
 
 import (

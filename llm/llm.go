@@ -2,7 +2,39 @@
 // conversation into the exact input its model reads (Prepare) and streams
 // the model's raw reply back chunk by chunk (Stream). Backends know nothing
 // about tools or screens: tool calls are plain text to them, parsed later
-// by package streamparser.
+// by package [github.com/toolscope/toolscope/streamparser].
+//
+// # Backends
+//
+// A [Backend] has three methods. [Backend.Info] describes it for people.
+// [Backend.Prepare] renders a [Request], the [Message] list with the
+// reasoning and [Sampling] asked for, into the [Input] the model will be
+// given: in [ModeRaw] the prompt text itself, special tokens included, in
+// [ModeChat] the messages a server renders. [Backend.Stream] sends that
+// Input and calls back with each [Chunk] of the reply, then returns the
+// reply's [Stats]. toolscope has three: package
+// [github.com/toolscope/toolscope/llm/ollama] for a local Ollama,
+// [github.com/toolscope/toolscope/llm/openai] for any server of the OpenAI
+// API, and [github.com/toolscope/toolscope/llm/demo], the offline model.
+//
+// # Writing a backend
+//
+// Stream calls its callback for each chunk, in order, and stops the
+// model's work and returns as soon as ctx ends or the callback returns an
+// error. A reply cut off by the model's length limit reports
+// Stats.DoneReason [DoneLength]. Prepare only renders: it does not run the
+// model, so a caller can show the Input, let a person edit it (step mode)
+// or record it before Stream sends it. The Example named backend is the
+// smallest Backend there is, a ChatML echo; demo.Model's Example streams a
+// reply of the offline model.
+//
+// # Errors
+//
+// A failure a person can act on is an [*Error]: what went wrong (Problem)
+// and what would help (a [Fix]: a step to take, or a [Setting] to change)
+// are kept apart, so that each front end words the fix for its own user
+// with [Fix.Text], the terminal as a flag and the page as the control it
+// names. See the Example of [Fix.Text].
 package llm
 
 import (

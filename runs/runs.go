@@ -1,13 +1,48 @@
 // Package runs keeps runs alive on the server, apart from the requests that
 // started or watch them.
 //
+// # Starting a run
+//
+// A [Hub] holds the runs of a program. [Hub.Start] begins one, as a
+// [Spec] says (the message, the [agent.Agent] to answer it, the
+// conversation it continues), and returns the [Run] at once: the run goes
+// on in the background until it finishes or [Run.Cancel] stops it, whoever
+// watches it. A run that names the ConversationID of an earlier one
+// continues its conversation; a conversation runs one request at a time
+// ([ErrBusy]). A run in step mode ([Spec.Step]) waits at each pause for
+// [Run.Continue].
+//
+// # Following a run
+//
 // A run records every event of its agent.Run. [Run.Events] is how anything
 // watches one: a viewer that connects late, or reconnects after the event
 // it last saw, replays what it missed and then follows the live tail, and
 // the iteration ends by itself once the run has finished. Any number of
 // viewers can follow one run; a viewer that leaves (breaks out of its loop,
 // or cancels its context) stops nothing, and [Run.Viewers] counts those
-// still watching.
+// still watching. [Run.Encoded] yields the same events as the JSON they
+// are kept in, for a server to send without encoding them again. The
+// package Example follows a run from its start; the Example of
+// [Run.Events] resumes after the last event seen, as a browser does with
+// its Last-Event-ID.
+//
+// # Guarantees
+//
+// Events come in order and without gaps: each event's Seq is the one
+// before it plus one, from 1, so a viewer that resumes after Seq n misses
+// none and sees none twice. A recorded event never changes. A Hub is safe
+// for concurrent use, and its [Limits] bound what it holds, so that no
+// request, however large, and no crowd of them exhausts the server's
+// memory: the runs in progress ([ErrTooManyRuns]), each run's events and
+// bytes (a run that outgrows them is stopped with a [LimitError]), the
+// finished runs kept, and how long a pause waits.
+//
+// # History
+//
+// A Hub keeps a number of finished runs in memory ([NewHub]), dropping the
+// oldest first. [Hub.SetArchive] gives it an [Archive] that records
+// them for good; then [Hub.Get] and [Hub.Find] look there for the runs the
+// Hub no longer holds, and [Restore] brings one back for viewers to replay.
 package runs
 
 import (

@@ -1,7 +1,7 @@
 // Package streamparser finds tool calls in a model's raw output while it
-// streams. It reads the dialects models write calls in (see Dialect), and
+// streams. It reads the dialects models write calls in (see [Dialect]), and
 // each dialect also says how a prompt teaches it, how a model writes it
-// and what a screen highlights in it. The default is Qwen3's, Hermes:
+// and what a screen highlights in it. The default is Qwen3's, [Hermes]:
 //
 //	<think>reasoning</think>
 //	free text
@@ -9,26 +9,56 @@
 //	{"name": "send_mail", "arguments": {"to": "john@example.com"}}
 //	</tool_call>
 //
-// Feed it chunks as they arrive, in any sizes; it reports text, thinking
-// and tool calls as Events. The same input gives the same events, once
-// adjacent deltas are merged, however it is cut into chunks: a tag or a
-// UTF-8 character split across chunks is held back until it is whole, and
-// anything held back that turns out not to be a tag comes out as text, in
-// order. Nothing is dropped: the Text and Thinking events, the thinking
-// tags and the Text of every call rebuild the input byte for byte.
+// # Feeding a reply
 //
-// <think>…</think> is read in every dialect: models think whatever call
-// format they are told. A call written inside <think> is thinking: the
-// model is planning a call, not making it, and the trained formats put
-// calls after </think>. But a reply that ends inside thinking after a call
-// marker ends with a CallInThinking event, so that the call the model
-// meant to make is not lost without a word.
+// Make a [Parser] with [New] (the zero Parser reads Hermes), give it each
+// chunk as it arrives with [Parser.Feed], in any sizes, and end the reply
+// with [Parser.Flush]. Both report what they find through a callback, as
+// [Event] values whose [Kind] says what they are: [Text], [Thinking], the
+// thinking tags, and for each call [CallOpen], [CallDelta] while it is
+// written, then [CallParsed] or [CallInvalid] with the whole [Call].
+// [Parser.Pending] is what is held back between chunks; [Parser.Reset]
+// makes a Parser ready for the next reply. The package Example feeds a
+// reply cut in awkward places; [Parser.Flush]'s shows a reply that ends
+// inside a call.
+//
+// # Guarantees
+//
+// The same input gives the same events, once adjacent deltas are merged,
+// however it is cut into chunks: a tag or a UTF-8 character split across
+// chunks is held back until it is whole, and anything held back that turns
+// out not to be a tag comes out as text, in order. Nothing is dropped: the
+// Text and Thinking events, the thinking tags and the Text of every call
+// rebuild the input byte for byte.
 //
 // The separators between calls ("[", ", ", "]", "; ") belong to the
 // calls, not to the reply's text: they are in the calls' Text.
 //
 // The parser does no I/O and starts no goroutines. On plain text it does
-// not allocate: Text events are slices of the chunk that was fed.
+// not allocate: Text events are slices of the chunk that was fed. A Parser
+// is not safe for concurrent use; a program parsing many replies at once
+// gives each its own.
+//
+// # Thinking
+//
+// <think>…</think> is read in every dialect: models think whatever call
+// format they are told. A call written inside <think> is thinking: the
+// model is planning a call, not making it, and the trained formats put
+// calls after </think>. But a reply that ends inside thinking after a call
+// marker ends with a [CallInThinking] event, so that the call the model
+// meant to make is not lost without a word. [Options.InThinking] starts a
+// parser inside thinking, for a prompt that opens the block itself (see
+// [OpensThinking]).
+//
+// # Dialects
+//
+// [Dialects] lists them and [ParseDialect] reads one's name. Besides the
+// markers the parser reads, a dialect gives the paragraph of a system
+// prompt that teaches it ([Dialect.Instructions]), writes calls as a model
+// taught by it does ([Dialect.WriteCalls], to fake a reply in a test or a
+// demo), and tells a screen what to highlight ([Dialect.Describe]).
+// [Pythonic] reads a bare name(…) only for the tools named in
+// [Options.Tools] (see the Example of [New]).
 package streamparser
 
 import (
