@@ -28,7 +28,6 @@ func ConversationAfter(events []Event) (*Conversation, error) {
 		info     *RunInfo
 		last     *Event // the last round's RoundStarted
 		finished *Event
-		called   []string
 	)
 	for i := range events {
 		e := &events[i]
@@ -39,10 +38,6 @@ func ConversationAfter(events []Event) (*Conversation, error) {
 			last = e
 		case RunFinished:
 			finished = e
-		case ToolStarted:
-			if e.Call != nil && !slices.Contains(called, e.Call.Name) {
-				called = append(called, e.Call.Name)
-			}
 		}
 	}
 	switch {
@@ -55,7 +50,7 @@ func ConversationAfter(events []Event) (*Conversation, error) {
 	if err != nil {
 		return nil, err
 	}
-	conv := &Conversation{Messages: slices.Clone(last.Input.Messages), Called: called}
+	conv := &Conversation{Messages: slices.Clone(last.Input.Messages), Called: CalledBefore(events, last.Round+1)}
 	round := roundEvents(events, last.Round)
 	r := replayReply(round, streamparser.Options{InThinking: last.StartsInThinking, Dialect: dialect, Tools: info.Tools})
 	if msg := r.message(); msg.Content != "" || msg.Thinking != "" {
@@ -70,6 +65,19 @@ func ConversationAfter(events []Event) (*Conversation, error) {
 		conv.Messages = append(conv.Messages, llm.Message{Role: llm.RoleAssistant, Content: note})
 	}
 	return conv, nil
+}
+
+// CalledBefore names the tools a run called before its round, first
+// called first: a conversation built from the run keeps them, so that
+// tool retrieval keeps offering them.
+func CalledBefore(events []Event, round int) []string {
+	var called []string
+	for _, e := range events {
+		if e.Type == ToolStarted && e.Round < round && e.Call != nil && !slices.Contains(called, e.Call.Name) {
+			called = append(called, e.Call.Name)
+		}
+	}
+	return called
 }
 
 // roundEvents returns the events of one round.

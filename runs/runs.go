@@ -474,7 +474,7 @@ func (r *Run) append(e agent.Event) {
 	e.Seq = len(r.events) + 1
 	e = r.pause.record(e, r.limits.PauseTimeout)
 	if e.Type == agent.RunStarted {
-		r.setup = setupOf(e)
+		r.setup = SetupOf(e)
 	}
 	enc := encode(e)
 	// Room is left for the error and run_finished.
@@ -678,8 +678,8 @@ func (s Setup) matches(q string) bool {
 	return strings.Contains(strings.ToLower(s.Model), q) || strings.Contains(s.Dialect, q)
 }
 
-// setupOf reads a run_started event's Setup.
-func setupOf(e agent.Event) Setup {
+// SetupOf reads a run_started event's Setup; the zero Setup for any other event.
+func SetupOf(e agent.Event) Setup {
 	if e.Run == nil {
 		return Setup{}
 	}
@@ -843,7 +843,7 @@ func Restore(s Stored) *Run {
 		r.bytes += len(e.JSON)
 	}
 	if len(s.Events) > 0 && s.Events[0].Type == agent.RunStarted {
-		r.setup = setupOf(s.Events[0].Event())
+		r.setup = SetupOf(s.Events[0].Event())
 	}
 	return r
 }

@@ -216,7 +216,7 @@ func describe(events []runs.Encoded) (backend string, setup runs.Setup, tools st
 		e := enc.Event()
 		switch {
 		case e.Run != nil:
-			backend, setup = e.Run.Backend, runs.Setup{Model: e.Run.Model, Dialect: e.Run.Dialect, Mode: string(e.Run.Mode)}
+			backend, setup = e.Run.Backend, runs.SetupOf(e)
 		case e.Call != nil && !slices.Contains(called, e.Call.Name):
 			called = append(called, e.Call.Name)
 		}

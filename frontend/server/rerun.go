@@ -106,7 +106,7 @@ func historyBefore(r *runs.Run, round int, edited []llm.Message) (*agent.Convers
 	}
 	// Answer puts the system prompt in place of the first message.
 	history := append([]llm.Message{{Role: llm.RoleSystem}}, messages...)
-	return &agent.Conversation{Messages: history, Called: calledBefore(events, round)}, nil
+	return &agent.Conversation{Messages: history, Called: agent.CalledBefore(events, round)}, nil
 }
 
 // roundInput returns the input of a run's round, or nil, and how many
@@ -124,16 +124,4 @@ func roundInput(events []agent.Event, round int) (*llm.Input, int) {
 		}
 	}
 	return found, rounds
-}
-
-// calledBefore names the tools a run called before its round, first
-// called first, so that tool retrieval keeps offering them.
-func calledBefore(events []agent.Event, round int) []string {
-	var called []string
-	for _, e := range events {
-		if e.Type == agent.ToolStarted && e.Round < round && e.Call != nil && !slices.Contains(called, e.Call.Name) {
-			called = append(called, e.Call.Name)
-		}
-	}
-	return called
 }
