@@ -13,29 +13,13 @@ func nestedSchema(levels int) string {
 }
 
 func TestRegistryRefusesToolsOutOfBounds(t *testing.T) {
-	tests := []struct {
-		name   string
-		tool   Tool
-		errHas string
-	}{
+	wantRefused(t, []refusal{
 		{"markup in the name", fake{name: "x<svg/onload=alert(1)>", schema: emptySchema}, `tool name "x<svg/onload=alert(1)>" has '<' in it`},
 		{"a space in the name", fake{name: "send mail", schema: emptySchema}, `has ' ' in it`},
 		{"a name past 64", fake{name: strings.Repeat("n", 65), schema: emptySchema}, `is 65 characters long: at most 64`},
 		{"1,000 levels deep", fake{name: "deep", schema: nestedSchema(1000)}, `tool "deep": the parameters schema nests more than 64 levels deep`},
 		{"over 64 KiB", fake{name: "big", schema: `{"type": "object", "description": "` + strings.Repeat("a", MaxSchemaBytes) + `"}`}, `tool "big": the parameters schema is 65573 bytes: at most 65536 (64 KiB)`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := &Registry{}
-			err := r.Add(tt.tool)
-			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
-				t.Errorf("Add error = %v, want one containing %q", err, tt.errHas)
-			}
-			if names := r.Names(); len(names) != 0 {
-				t.Errorf("a refused tool was registered: %v", names)
-			}
-		})
-	}
+	})
 }
 
 func TestRegistryTakesToolsWithinBounds(t *testing.T) {

@@ -78,12 +78,34 @@ func TestRegistryRejectsDuplicateNames(t *testing.T) {
 	}
 }
 
+// refusal is a tool that Registry.Add must refuse, with an error that
+// says errHas.
+type refusal struct {
+	name   string
+	tool   Tool
+	errHas string
+}
+
+// wantRefused checks that each tool is refused as its case says, and
+// that nothing of it is registered.
+func wantRefused(t *testing.T, tests []refusal) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Registry{}
+			err := r.Add(tt.tool)
+			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+				t.Errorf("Add error = %v, want one containing %q", err, tt.errHas)
+			}
+			if names := r.Names(); len(names) != 0 {
+				t.Errorf("a refused tool was registered: %v", names)
+			}
+		})
+	}
+}
+
 func TestRegistryRejectsBadTools(t *testing.T) {
-	tests := []struct {
-		name   string
-		tool   Tool
-		errHas string
-	}{
+	wantRefused(t, []refusal{
 		{"nil", nil, "nil Tool"},
 		{"empty name", fake{description: "Does things.", schema: emptySchema}, `empty name (description "Does things")`},
 		{"no schema", fake{name: "t"}, `tool "t": no parameters schema`},
@@ -95,19 +117,7 @@ func TestRegistryRejectsBadTools(t *testing.T) {
 			`tool "t": invalid parameters schema: at '/properties/a/pattern': '(' is not valid regex`},
 		{"external ref", fake{name: "t", schema: `{"type": "object", "properties": {"a": {"$ref": "file:///etc/passwd"}}}`},
 			"tool schemas must be self-contained"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := &Registry{}
-			err := r.Add(tt.tool)
-			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
-				t.Errorf("Add error = %v, want one containing %q", err, tt.errHas)
-			}
-			if names := r.Names(); len(names) != 0 {
-				t.Errorf("a rejected tool was registered: %v", names)
-			}
-		})
-	}
+	})
 }
 
 func TestCheckStubArguments(t *testing.T) {
