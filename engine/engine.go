@@ -134,6 +134,9 @@ func Start(ctx context.Context, s Settings, log io.Writer, opts ...Option) (*Eng
 	for _, o := range opts {
 		o(e)
 	}
+	if _, err := tools.NewRegistry(e.tools...); err != nil {
+		return nil, fmt.Errorf("the tools given to WithTools: %w", err)
+	}
 	if e.settings.Backend == BackendAuto {
 		e.settings.Backend, e.fallback = settleAuto(ctx, s)
 		if e.fallback != nil {
@@ -312,7 +315,7 @@ func (e *Engine) registry(delay time.Duration) (*tools.Registry, error) {
 func (e *Engine) registryOf(builtin []tools.Tool) (*tools.Registry, error) {
 	r, err := tools.NewRegistry(builtin...)
 	if err != nil {
-		panic(err) // the stubs are fixed and valid; WithTools's are the caller's to get right
+		panic(err) // the stubs are fixed and valid, and Start checked WithTools's
 	}
 	if e.hub == nil {
 		return r, nil

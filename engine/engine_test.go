@@ -12,6 +12,7 @@ import (
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/streamparser"
+	"github.com/toolscope/toolscope/tools"
 )
 
 func start(t *testing.T, s engine.Settings) (*engine.Engine, string) {
@@ -70,6 +71,10 @@ func TestStartRefusesBadSettings(t *testing.T) {
 	}
 	if _, err := engine.Start(t.Context(), engine.Settings{Backend: engine.BackendDemo, MCPConfig: "/nonexistent/mcp.json"}, nil); err == nil || !strings.Contains(err.Error(), "/nonexistent/mcp.json") {
 		t.Fatalf("unreadable MCP config: err = %v", err)
+	}
+	twice := append(tools.Stubs(0), tools.Stubs(0)...)
+	if _, err := engine.Start(t.Context(), engine.Settings{Backend: engine.BackendDemo}, nil, engine.WithTools(twice...)); err == nil || !strings.Contains(err.Error(), "WithTools") {
+		t.Fatalf("two tools of one name: err = %v, want an error naming WithTools", err)
 	}
 }
 
