@@ -37,7 +37,7 @@ const settle = time.Second
 // returnMemory gives the memory freed by a load back to the system once
 // the last run has ended and its streams have closed. Go's scavenger would
 // return it only over minutes; a machine that served a class should not
-// hold it that long. Measured with internal/load (500 runs, 100 kept):
+// hold it that long. Measured with cmd/load (500 runs, 100 kept):
 // RSS 70 MiB 5 s after the load without the two collections, 58 MiB
 // with them (19 MiB idle before the load; 10 MiB of finished runs kept).
 func returnMemory(hub *runs.Hub) func() {

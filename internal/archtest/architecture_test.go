@@ -118,7 +118,7 @@ func TestImportRulesCatchAWrongImport(t *testing.T) {
 	want := []string{
 		"`frontend/web` imports `llm/demo`, which only `engine` may import outside tests ()",
 		"`runs` imports `tools/toolstest`, which only tests may import ()",
-		"`agent` imports `github.com/ollama/ollama/api`, which only `llm/ollama`, `llm/ollama/template`, `llm/ollama/ollamatest`, `tools/retrieve` may import outside tests ()",
+		"`agent` imports `github.com/ollama/ollama/api`, which only `llm/ollama`, `llm/template`, `llm/ollama/ollamatest`, `tools/retrieve` may import outside tests ()",
 	}
 	if !slices.Equal(problems, want) {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(problems, "\n"), strings.Join(want, "\n"))
@@ -244,7 +244,7 @@ func importerProblems(pkgs []pkg) []string {
 // Ollama's (llm/ollama and its packages, and tools/retrieve's embedder)
 // and the OpenAI SDK (llm/openai alone).
 var outside = map[string][]string{
-	"github.com/ollama/ollama":       {"llm/ollama", "llm/ollama/template", "llm/ollama/ollamatest", "tools/retrieve"},
+	"github.com/ollama/ollama":       {"llm/ollama", "llm/template", "llm/ollama/ollamatest", "tools/retrieve"},
 	"github.com/openai/openai-go/v3": {"llm/openai"},
 }
 

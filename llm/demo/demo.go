@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/ollama/template"
+	"github.com/toolscope/toolscope/llm/template"
 )
 
 // Config configures the demo model.

@@ -12,7 +12,7 @@ import (
 	ollamamodel "github.com/ollama/ollama/types/model"
 
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/ollama/template"
+	"github.com/toolscope/toolscope/llm/template"
 )
 
 var _ llm.Backend = (*Backend)(nil)

@@ -10,7 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/ollama/template"
+	"github.com/toolscope/toolscope/llm/template"
 )
 
 // errNoDone reports a stream that stopped before its done line.

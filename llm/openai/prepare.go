@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/toolscope/toolscope/llm"
-	ollamatemplate "github.com/toolscope/toolscope/llm/ollama/template"
+	ollamatemplate "github.com/toolscope/toolscope/llm/template"
 )
 
 var _ llm.Backend = (*Backend)(nil)

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolscope/toolscope/llm"
-	ollamatemplate "github.com/toolscope/toolscope/llm/ollama/template"
+	ollamatemplate "github.com/toolscope/toolscope/llm/template"
 )
 
 // Template is a chat template for raw mode, in Ollama's Go-template format

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolscope/toolscope/llm"
-	ollamatemplate "github.com/toolscope/toolscope/llm/ollama/template"
+	ollamatemplate "github.com/toolscope/toolscope/llm/template"
 )
 
 // A round after a tool call: system, user, the assistant's call, and the

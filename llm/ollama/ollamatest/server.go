@@ -22,7 +22,7 @@ import (
 	ollamamodel "github.com/ollama/ollama/types/model"
 
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/ollama/template"
+	"github.com/toolscope/toolscope/llm/template"
 )
 
 // Version is what /api/version reports: the Ollama whose API this mimics.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
-	"github.com/toolscope/toolscope/llm/ollama/template"
+	"github.com/toolscope/toolscope/llm/template"
 )
 
 // post sends body to path and returns the response, closed at test end.

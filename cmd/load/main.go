@@ -5,7 +5,7 @@
 // excluded), memory once the load is over, and how long events took to
 // reach their viewers.
 //
-//	go run ./internal/load -runs 500
+//	go run ./cmd/load -runs 500
 //
 // It is bounded (-runs at most 2000, one run per viewer, a deadline) and
 // never leaves loopback.

@@ -2,9 +2,10 @@
 // reads, with the model's Ollama template and Ollama's own template code,
 // so that the result is byte for byte what Ollama itself would send.
 //
-// It is apart from package ollama, the HTTP backend, because the demo
-// model and the Ollama test server share its Qwen3 template, and the
-// backend's own tests use that test server.
+// It is a package of llm's own, not of the Ollama backend's, because every
+// backend renders a raw prompt with it: Ollama's, an OpenAI-compatible
+// server's (from the family's template) and the demo model's, which, like
+// the Ollama test server, shares its Qwen3 template.
 package template
 
 import (
