@@ -16,6 +16,7 @@ import (
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/demo"
+	"github.com/toolscope/toolscope/llm/llmtest"
 	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/llm/openai"
@@ -726,7 +727,7 @@ func TestEveryDialectEndToEnd(t *testing.T) {
 func TestCutReplyLeavesEveryCallAnswered(t *testing.T) {
 	f := newFixture(t, llm.ModeRaw, nil)
 	call := sendMailCall("a@co.com")
-	f.server.Reply(ollamatest.Reply{Text: call + " and then", Split: ollamatest.SplitEvery(len(call)), CutAfter: 1})
+	f.server.Reply(ollamatest.Reply{Text: call + " and then", Split: llmtest.SplitEvery(len(call)), CutAfter: 1})
 	conv := &agent.Conversation{}
 	res, events := f.run(context.Background(), conv, "mail a")
 	if res.Reason != agent.Failed {

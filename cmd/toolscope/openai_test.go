@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolscope/toolscope/internal/nettest"
-	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
+	"github.com/toolscope/toolscope/llm/llmtest"
 	"github.com/toolscope/toolscope/llm/openai/openaitest"
 )
 
@@ -14,7 +14,7 @@ func TestRunAgainstAnOpenAICompatibleServer(t *testing.T) {
 	server.RequireKey("sk-test")
 	server.Reply(
 		// A proxy's cuts, through the tags: toolscope's parser still finds the call.
-		openaitest.Reply{Text: "<think>\nSend it.\n</think>\n\n" + mailCall, Split: ollamatest.SplitEvery(3)},
+		openaitest.Reply{Text: "<think>\nSend it.\n</think>\n\n" + mailCall, Split: llmtest.SplitEvery(3)},
 		openaitest.Reply{Text: "Your email to john@example.com has been sent."},
 	)
 	r := toolscope(t, "", "run", "--backend", "openai", "--openai-base-url", server.URL(), "--openai-api-key", "sk-test",

@@ -43,6 +43,7 @@ import (
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/frontend/server"
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/llmtest"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/mcpserver"
 	"github.com/toolscope/toolscope/runs"
@@ -846,7 +847,7 @@ func TestMarkersSplitAcrossChunks(t *testing.T) {
 	srv := ollamatest.New(t)
 	srv.Reply(
 		ollamatest.Reply{Text: ">>>CALL_FUNCTION<<< {\"name\": \"cancel_meeting\", \"arguments\": {\"title\": \"standup\", \"date\": \"2026-12-01\"}}",
-			Split: ollamatest.SplitEvery(3)},
+			Split: llmtest.SplitEvery(3)},
 		ollamatest.Reply{Text: "Cancelled."},
 	)
 	p := open(t, serve(t, ollamaModel(srv.Host(), "qwen3:4b")))

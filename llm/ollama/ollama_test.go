@@ -16,6 +16,7 @@ import (
 	"github.com/ollama/ollama/model/renderers"
 
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/llmtest"
 	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/llm/template"
@@ -329,7 +330,7 @@ func TestRepeatGuardIsNotACutConnection(t *testing.T) {
 		{"in the reply", ollamatest.Reply{Text: "The answer is" + strings.Repeat(" the", 60), RepeatGuard: true},
 			"The answer is" + strings.Repeat(" the", ollamatest.RepeatLimit+1), true},
 		// Blank lines, each a token, as a model that loops on them sends them.
-		{"blank, in thinking", ollamatest.Reply{Thinking: "Hmm." + strings.Repeat("\n\n", 45), Split: ollamatest.SplitEvery(2), RepeatGuard: true},
+		{"blank, in thinking", ollamatest.Reply{Thinking: "Hmm." + strings.Repeat("\n\n", 45), Split: llmtest.SplitEvery(2), RepeatGuard: true},
 			"Hmm." + strings.Repeat("\n\n", ollamatest.RepeatLimit+1), true},
 		{"cut before the limit", ollamatest.Reply{Text: strings.Repeat(" the", ollamatest.RepeatLimit-1) + " end", CutAfter: ollamatest.RepeatLimit - 1},
 			strings.Repeat(" the", ollamatest.RepeatLimit-1), false},
@@ -483,8 +484,8 @@ func TestPiecesConcatenate(t *testing.T) {
 		text  string
 		split func(string) []string
 	}{
-		{"tags cut in 3-byte pieces", "Sure. <tool_call>\n{\"name\": \"f\"}\n</tool_call>", ollamatest.SplitEvery(3)},
-		{"one byte per line", "<think>\nok\n</think>", ollamatest.SplitEvery(1)},
+		{"tags cut in 3-byte pieces", "Sure. <tool_call>\n{\"name\": \"f\"}\n</tool_call>", llmtest.SplitEvery(3)},
+		{"one byte per line", "<think>\nok\n</think>", llmtest.SplitEvery(1)},
 		{"multibyte text in tokens", "Grüße aus 東京 ✓ 👩‍💻 — fertig.", nil},
 	}
 	for _, tt := range tests {

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
+	"github.com/toolscope/toolscope/llm/llmtest"
 	"github.com/toolscope/toolscope/llm/openai/openaitest"
 )
 
@@ -56,7 +56,7 @@ func content(chunks []llm.Chunk) (text, thinking string, calls []llm.ToolCall) {
 func TestRawModeSendsTheRenderedPromptAndStreamsRawText(t *testing.T) {
 	reply := "<think>\nJohn is a contact.\n</think>\n\n" + mailCall
 	for name, split := range map[string]func(string) []string{
-		"tokens": nil, "every byte": ollamatest.SplitEvery(1), "every 3 bytes": ollamatest.SplitEvery(3),
+		"tokens": nil, "every byte": llmtest.SplitEvery(1), "every 3 bytes": llmtest.SplitEvery(3),
 	} {
 		t.Run(name, func(t *testing.T) {
 			server := openaitest.New(t)
@@ -120,7 +120,7 @@ func TestChatModeMarksWhatTheServerParsed(t *testing.T) {
 				{Name: "send_mail", Arguments: json.RawMessage(`{"to": "john@example.com", "subject": "Hi"}`)},
 				{Name: "get_weather", Arguments: json.RawMessage(`{"city": "Paris"}`)},
 			}
-			server.Reply(openaitest.Reply{Thinking: "John is a contact.", ThinkingField: field, Text: "Sending.", ToolCalls: calls, Split: ollamatest.SplitEvery(2)})
+			server.Reply(openaitest.Reply{Thinking: "John is a contact.", ThinkingField: field, Text: "Sending.", ToolCalls: calls, Split: llmtest.SplitEvery(2)})
 			b := newBackend(t, Config{BaseURL: server.URL(), Mode: llm.ModeChat})
 
 			in, err := b.Prepare(context.Background(), conversation)

@@ -22,6 +22,7 @@ import (
 	ollamamodel "github.com/ollama/ollama/types/model"
 
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/llmtest"
 	"github.com/toolscope/toolscope/llm/template"
 )
 
@@ -299,7 +300,7 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request) {
 	case q.Error != "":
 		_ = st.send(map[string]string{"error": q.Error})
 	default:
-		_ = st.send(st.done(cmp.Or(q.DoneReason, "stop"), metrics(len(SplitTokens(prompt)), len(lines))))
+		_ = st.send(st.done(cmp.Or(q.DoneReason, "stop"), metrics(len(llmtest.SplitTokens(prompt)), len(lines))))
 	}
 }
 
@@ -322,7 +323,7 @@ func (st stream) send(line any) error {
 // split cuts s into the reply's pieces.
 func (r Reply) split(s string) []string {
 	if r.Split == nil {
-		return SplitTokens(s)
+		return llmtest.SplitTokens(s)
 	}
 	return r.Split(s)
 }

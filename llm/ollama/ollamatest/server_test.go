@@ -16,6 +16,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/llm/llmtest"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/llm/template"
 )
@@ -96,7 +97,7 @@ func TestChatSendsMessageFieldsAndToolCalls(t *testing.T) {
 	s.Reply(ollamatest.Reply{
 		Text:      "a b",
 		Thinking:  "hm",
-		Split:     ollamatest.SplitEvery(10),
+		Split:     llmtest.SplitEvery(10),
 		ToolCalls: []llm.ToolCall{{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris","days":2}`)}},
 	})
 	resp := post(t, t.Context(), s, "/api/chat", `{"model":"qwen3:4b","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function"}]}`)
@@ -326,7 +327,7 @@ func mustURL(t *testing.T, s string) *url.URL {
 // replacement characters, as SplitEvery documents.
 func TestCutCharactersArriveReplaced(t *testing.T) {
 	s := ollamatest.New(t)
-	s.Reply(ollamatest.Reply{Text: "é", Split: ollamatest.SplitEvery(1)})
+	s.Reply(ollamatest.Reply{Text: "é", Split: llmtest.SplitEvery(1)})
 	var got []string
 	for _, l := range lines[api.GenerateResponse](t, post(t, t.Context(), s, "/api/generate", `{"model":"qwen3:4b"}`)) {
 		if !l.Done {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
+	"github.com/toolscope/toolscope/llm/llmtest"
 )
 
 // replyWriter builds one reply in the shape of its endpoint: text
@@ -34,7 +34,7 @@ func (rw *replyWriter) split(s string) []string {
 	if rw.q.Split != nil {
 		return rw.q.Split(s)
 	}
-	return ollamatest.SplitTokens(s)
+	return llmtest.SplitTokens(s)
 }
 
 func (rw *replyWriter) reason() string {
@@ -110,9 +110,9 @@ func (rw *replyWriter) usageChunk() map[string]any {
 	return c
 }
 
-// usage counts tokens as ollamatest.SplitTokens cuts them; output is a token a chunk.
+// usage counts tokens as llmtest.SplitTokens cuts them; output is a token a chunk.
 func (rw *replyWriter) usage() map[string]int {
-	prompt := max(len(ollamatest.SplitTokens(rw.req.Prompt+messagesText(rw.req.Messages))), 1)
+	prompt := max(len(llmtest.SplitTokens(rw.req.Prompt+messagesText(rw.req.Messages))), 1)
 	out := max(rw.pieces, 1)
 	return map[string]int{"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out}
 }

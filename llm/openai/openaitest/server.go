@@ -19,7 +19,7 @@ import (
 	"testing"
 
 	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
+	"github.com/toolscope/toolscope/llm/llmtest"
 )
 
 // DefaultModel is the model a new Server serves.
@@ -41,7 +41,7 @@ type Reply struct {
 	ToolCalls []llm.ToolCall
 	// Split cuts Text, Thinking and arguments into pieces, one chunk each.
 	// nil cuts like a real server: token-sized pieces that keep tags such
-	// as <tool_call> whole. ollamatest.SplitEvery cuts where no real
+	// as <tool_call> whole. llmtest.SplitEvery cuts where no real
 	// server does, through tags and words.
 	Split func(string) []string
 	// FinishReason goes on the last choice; "" means "stop", or
@@ -198,7 +198,7 @@ func (s *Server) take(req Request) (Reply, int, string) {
 	if !slices.Contains(s.models, req.Model) {
 		return Reply{}, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist.", req.Model)
 	}
-	if n := len(ollamatest.SplitTokens(req.Prompt + messagesText(req.Messages))); n > s.maxModelLen {
+	if n := len(llmtest.SplitTokens(req.Prompt + messagesText(req.Messages))); n > s.maxModelLen {
 		return Reply{}, http.StatusBadRequest, fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages.", s.maxModelLen, n)
 	}
 	if len(s.replies) == 0 {

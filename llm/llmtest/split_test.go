@@ -1,4 +1,4 @@
-package ollamatest
+package llmtest
 
 import (
 	"slices"

@@ -1,4 +1,7 @@
-package ollamatest
+// Package llmtest cuts a model's reply into the pieces a server streams, so
+// that the in-process test servers of every protocol (ollamatest,
+// openaitest) count tokens alike and can cut where real servers never do.
+package llmtest
 
 import "regexp"
 
@@ -9,13 +12,13 @@ import "regexp"
 // to the whole input, and none ends inside a UTF-8 character.
 var tokenRE = regexp.MustCompile(` ?</?[A-Za-z_|][A-Za-z0-9_|]*>|\n+| ?[\p{L}\p{M}\p{N}]+| ?[^\s\p{L}\p{M}\p{N}]|\s`)
 
-// SplitTokens is the default Reply.Split: token-sized pieces, as a real
-// Ollama streams them. Test servers of other protocols cut alike.
+// SplitTokens cuts s into token-sized pieces, as a real server streams
+// them: the test servers' default.
 func SplitTokens(s string) []string {
 	return tokenRE.FindAllString(s, -1)
 }
 
-// SplitEvery returns a Reply.Split that cuts text into n-byte pieces, cutting
+// SplitEvery returns a splitter that cuts text into n-byte pieces, cutting
 // through tags and UTF-8 characters alike. Real Ollama never cuts a
 // character; other servers and proxies may.
 //
@@ -25,7 +28,7 @@ func SplitTokens(s string) []string {
 // exactly that.
 func SplitEvery(n int) func(string) []string {
 	if n < 1 {
-		panic("ollamatest: SplitEvery needs n >= 1")
+		panic("llmtest: SplitEvery needs n >= 1")
 	}
 	return func(s string) []string {
 		var pieces []string
