@@ -5,7 +5,8 @@
 // the RunViews in the chat, live runs and recordings alike, through the
 // event (RUN_EVENT) each view dispatches.
 import { el, slot } from './dom.js';
-import { RUN_EVENT, turnRound } from './pipeline.js';
+import { turnRound } from './pipeline.js';
+import { RUN_EVENT } from './runevent.js';
 
 // The step each event type shows; events not named here leave the map as
 // it is. The model's output never moves the map back within a round: the

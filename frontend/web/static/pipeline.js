@@ -4,6 +4,7 @@
 import { clone, count, el, fill, plural, shorten, slot } from './dom.js';
 import { appendMarked, Marks, promptMarks, RawStream } from './marks.js';
 import { markEdited, showPause } from './step.js';
+import { RUN_EVENT } from './runevent.js';
 
 /** createTurn draws a user's request; its rounds go inside. */
 export function createTurn(message) {
@@ -539,8 +540,6 @@ const handlers = {
 /** eventTypes are the SSE event names a RunView draws. */
 export const eventTypes = Object.keys(handlers);
 
-/** RUN_EVENT is the DOM event a RunView's turn dispatches, after drawing each run event (its detail). */
-export const RUN_EVENT = 'run-event';
 
 /**
  * RunView draws one run into a turn. Feed it every event with apply; it

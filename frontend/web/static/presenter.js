@@ -4,7 +4,8 @@
 // loop map on); this module keeps the current round whole in view, by
 // folding the cards before it to their one-line previews, and wires the
 // keys: P switches the mode, Esc leaves it when Esc would not stop a run.
-import { fold, RUN_EVENT } from './pipeline.js';
+import { fold } from './pipeline.js';
+import { RUN_EVENT } from './runevent.js';
 import { followRuns } from './loopmap.js';
 import { shortcut } from './keys.js';
 

@@ -4,7 +4,7 @@
 // as the run moves on, whoever continued it, or when it is stopped; the
 // view's onPause hook hears both, for the page's status line.
 import { el, shorten, slot } from './dom.js';
-import { RUN_EVENT } from './pipeline.js';
+import { RUN_EVENT } from './runevent.js';
 import { shortcut, typing } from './keys.js';
 
 // The pauses that wait on this page, newest last: Space continues the newest.
