@@ -122,6 +122,9 @@ func Start(ctx context.Context, s Settings, log io.Writer, opts ...Option) (*Eng
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if err := s.checkTemplate(); err != nil {
+		return nil, err
+	}
 	specs := s.MCP
 	if s.MCPConfig != "" {
 		more, err := mcp.LoadConfig(s.MCPConfig)

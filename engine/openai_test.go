@@ -30,9 +30,6 @@ func settingsNamed(t *testing.T, err error) []engine.Setting {
 }
 
 func TestValidateOpenAI(t *testing.T) {
-	dir := t.TempDir()
-	broken := filepath.Join(dir, "broken.gotmpl")
-	os.WriteFile(broken, []byte("{{ .Messages"), 0o600)
 	for _, c := range []struct {
 		name string
 		s    engine.Settings
@@ -41,8 +38,8 @@ func TestValidateOpenAI(t *testing.T) {
 		{"fine", engine.Settings{Backend: engine.BackendOpenAI, OpenAIBaseURL: "http://127.0.0.1:8000/v1", Template: "llama3"}, nil},
 		{"no base URL", engine.Settings{Backend: engine.BackendOpenAI}, []engine.Setting{engine.SettingOpenAIBaseURL}},
 		{"not a URL", engine.Settings{Backend: engine.BackendOpenAI, OpenAIBaseURL: "localhost:8000"}, []engine.Setting{engine.SettingOpenAIBaseURL}},
-		{"unknown template", engine.Settings{Backend: engine.BackendOpenAI, OpenAIBaseURL: "http://h/v1", Template: "gemma"}, []engine.Setting{engine.SettingTemplate}},
-		{"broken template file", engine.Settings{Backend: engine.BackendOpenAI, OpenAIBaseURL: "http://h/v1", Template: broken}, []engine.Setting{engine.SettingTemplate}},
+		// Validate reads no file: Start reads the template, once.
+		{"template not read", engine.Settings{Backend: engine.BackendOpenAI, OpenAIBaseURL: "http://h/v1", Template: "gemma"}, nil},
 		// Ollama's address is not read for an OpenAI-compatible server,
 		// nor the OpenAI settings for Ollama.
 		{"ollama host ignored", engine.Settings{Backend: engine.BackendOpenAI, OpenAIBaseURL: "http://h/v1", OllamaHost: "ftp://x"}, nil},
@@ -54,9 +51,20 @@ func TestValidateOpenAI(t *testing.T) {
 			}
 		})
 	}
-	err := engine.Settings{Backend: engine.BackendOpenAI, OpenAIBaseURL: "http://h/v1", Template: "gemma"}.Validate()
-	if err == nil || !strings.Contains(err.Error(), `template "gemma" is neither llama3, mistral, qwen3 or qwen3coder nor a template file`) {
-		t.Errorf("%v", err)
+}
+
+func TestStartRefusesABadTemplate(t *testing.T) {
+	broken := filepath.Join(t.TempDir(), "broken.gotmpl")
+	os.WriteFile(broken, []byte("{{ .Messages"), 0o600)
+	for template, want := range map[string]string{
+		"gemma": `template "gemma" is neither llama3, mistral, qwen3 or qwen3coder nor a template file`,
+		broken:  `nor a template file in Ollama's format`,
+	} {
+		_, err := engine.Start(t.Context(), engine.Settings{Backend: engine.BackendOpenAI, OpenAIBaseURL: "http://h/v1", Template: template}, nil)
+		var se *engine.SettingError
+		if !errors.As(err, &se) || se.Setting != engine.SettingTemplate || !strings.Contains(err.Error(), want) {
+			t.Errorf("template %s: %v, want a *SettingError saying %q", template, err, want)
+		}
 	}
 }
 

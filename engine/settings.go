@@ -2,8 +2,6 @@ package engine
 
 import (
 	"errors"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -166,6 +164,7 @@ const (
 	SettingToolsTopK     Setting = "tools_top_k"
 	SettingRetriever     Setting = "retriever"
 	SettingEmbedModel    Setting = "embed_model"
+	SettingMCPConfig     Setting = "mcp_config"
 )
 
 // SettingError is a setting whose value cannot be used.
@@ -212,74 +211,29 @@ func (s Settings) Validate() error {
 // ValidateAsWritten is Validate without the defaults, for settings that
 // start from Defaults and were then written over, as the command line's
 // are: there a zero MaxRounds or ToolTimeout is what a person wrote, out
-// of range, not a wish for the default.
+// of range, not a wish for the default. It reads no file and asks no
+// server: Start loads what the settings name, once.
 func (s Settings) ValidateAsWritten() error {
-	allowed := Allowed()
 	var errs []error
-	bad := func(setting Setting, value, problem string) {
-		errs = append(errs, &SettingError{Setting: setting, Value: value, Problem: problem})
-	}
-	if !slices.Contains(allowed.Backends, s.Backend) {
-		bad(SettingBackend, strconv.Quote(s.Backend), "is unknown: use "+either(allowed.Backends))
-	}
-	if !slices.Contains(allowed.Modes, s.Mode) {
-		bad(SettingMode, strconv.Quote(string(s.Mode)), "is unknown: use "+either(allowed.Modes))
-	}
-	if s.Backend == BackendDemo && s.Mode == llm.ModeChat {
-		bad(SettingMode, strconv.Quote(string(s.Mode)), "is not available: "+noDemoChat)
-	}
-	if int(s.Dialect) >= len(allowed.Dialects) {
-		bad(SettingDialect, s.Dialect.String(), "is unknown: use "+either(allowed.Dialects))
-	}
-	if s.Backend != BackendDemo && s.Backend != BackendOpenAI {
-		// New does no I/O: it only reads the address.
-		if _, err := ollama.New(ollama.Config{Host: s.OllamaHost}); err != nil {
-			bad(SettingOllamaHost, strconv.Quote(s.OllamaHost), "is not an address: "+err.Error())
+	for _, f := range fields {
+		if value, problem := f.problem(s); problem != "" {
+			errs = append(errs, &SettingError{Setting: f.Name, Value: value, Problem: problem})
 		}
-	}
-	if s.Backend == BackendOpenAI {
-		errs = append(errs, s.validateOpenAI()...)
-	}
-	if s.MaxRounds < MinMaxRounds || s.MaxRounds > MaxMaxRounds {
-		bad(SettingMaxRounds, strconv.Itoa(s.MaxRounds), fmt.Sprintf("must be from %d to %d", MinMaxRounds, MaxMaxRounds))
-	}
-	if s.ToolDelay < 0 || s.ToolDelay > MaxToolDelay {
-		bad(SettingToolDelay, s.ToolDelay.String(), "must be from 0 to "+seconds(MaxToolDelay))
-	}
-	if s.ToolTimeout <= 0 {
-		bad(SettingToolTimeout, s.ToolTimeout.String(), "must be more than 0")
-	}
-	if s.DemoDelay < 0 {
-		bad(SettingDemoDelay, s.DemoDelay.String(), "must not be negative")
-	}
-	if s.ToolsTopK < ToolsTopKAuto {
-		bad(SettingToolsTopK, strconv.Itoa(s.ToolsTopK), "must be 0 (every tool), a number of tools, or -1 (auto)")
-	}
-	if !slices.Contains(allowed.Retrievers, s.Retriever) {
-		bad(SettingRetriever, strconv.Quote(string(s.Retriever)), "is unknown: use "+either(allowed.Retrievers))
-	}
-	if s.EmbedModel == "" {
-		bad(SettingEmbedModel, `""`, "must name an Ollama embedding model, such as "+retrieve.DefaultEmbedModel)
 	}
 	return errors.Join(errs...)
 }
 
-// validateOpenAI checks what BackendOpenAI needs: a base URL, and a
-// template that exists.
-func (s Settings) validateOpenAI() []error {
-	var errs []error
-	if s.OpenAIBaseURL == "" {
-		errs = append(errs, &SettingError{Setting: SettingOpenAIBaseURL, Value: `""`, Problem: "is needed by backend openai: give the server's API root, such as http://127.0.0.1:8000/v1"})
-	} else if _, err := openai.ParseBaseURL(s.OpenAIBaseURL); err != nil {
-		errs = append(errs, &SettingError{Setting: SettingOpenAIBaseURL, Value: strconv.Quote(s.OpenAIBaseURL), Problem: "is not an http or https URL such as http://127.0.0.1:8000/v1"})
+// checkTemplate reads BackendOpenAI's template file, which Validate does
+// not: a file is read once, at Start, not on every check of a request.
+func (s Settings) checkTemplate() error {
+	if s.Backend != BackendOpenAI || s.Template == "" {
+		return nil
 	}
-	if s.Template != "" {
-		if _, err := openai.LoadTemplate(s.Template); err != nil {
-			errs = append(errs, &SettingError{Setting: SettingTemplate, Value: strconv.Quote(s.Template),
-				Problem: "is neither " + either(openai.Templates()) + " nor a template file in Ollama's format: " + errors.Unwrap(err).Error()})
-		}
+	if _, err := openai.LoadTemplate(s.Template); err != nil {
+		return &SettingError{Setting: SettingTemplate, Value: strconv.Quote(s.Template),
+			Problem: "is neither " + either(openai.Templates()) + " nor a template file in Ollama's format: " + errors.Unwrap(err).Error()}
 	}
-	return errs
+	return nil
 }
 
 // ParseDialect reads a dialect's name, as a flag or a request gives it;

@@ -26,7 +26,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		}
 		got = append(got, string(se.Setting))
 	}
-	want := []string{"backend", "mode", "dialect", "ollama_host", "max_rounds", "tool_delay", "tool_timeout"}
+	want := []string{"backend", "ollama_host", "mode", "dialect", "max_rounds", "tool_delay", "tool_timeout"} // the table's order
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("settings named = %v, want %v", got, want)
 	}
