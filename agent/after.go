@@ -52,7 +52,10 @@ func ConversationAfter(events []Event) (*Conversation, error) {
 	}
 	conv := &Conversation{Messages: slices.Clone(last.Input.Messages), Called: CalledBefore(events, last.Round+1)}
 	round := roundEvents(events, last.Round)
-	r := replayReply(round, streamparser.Options{InThinking: last.StartsInThinking, Dialect: dialect, Tools: info.Tools})
+	r, err := replayReply(round, streamparser.Options{InThinking: last.StartsInThinking, Dialect: dialect, Tools: info.Tools})
+	if err != nil {
+		return nil, err
+	}
 	if msg := r.message(); msg.Content != "" || msg.Thinking != "" {
 		conv.Messages = append(conv.Messages, msg)
 	}
@@ -95,9 +98,12 @@ func roundEvents(events []Event, round int) []Event {
 // of its Token events parsed again, which gives the same text, thinking
 // and calls whatever the chunks were, and what the model's server parsed
 // itself, in the order it came.
-func replayReply(round []Event, opts streamparser.Options) *reply {
+func replayReply(round []Event, opts streamparser.Options) (*reply, error) {
 	rep := &reply{}
-	parser := streamparser.New(opts)
+	parser, err := streamparser.New(opts)
+	if err != nil {
+		return nil, err
+	}
 	onEvent := func(pe streamparser.Event) {
 		switch pe.Kind {
 		case streamparser.Text:
@@ -120,7 +126,7 @@ func replayReply(round []Event, opts streamparser.Options) *reply {
 		}
 	}
 	parser.Flush(onEvent)
-	return rep
+	return rep, nil
 }
 
 // byServer says the model's server, not toolscope, parsed e out of the

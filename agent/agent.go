@@ -357,7 +357,10 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		inThinking = streamparser.OpensThinking(in.Prompt)
 	}
 
-	parser := streamparser.New(r.parsing(inThinking))
+	parser, err := streamparser.New(r.parsing(inThinking))
+	if err != nil {
+		return rep, err
+	}
 	onEvent := func(pe streamparser.Event) { r.parsed(round, rep, pe) }
 	sent := time.Now()
 	var firstToken time.Duration

@@ -308,7 +308,10 @@ func (r *run) parse(content string) []*streamparser.Call {
 			calls = append(calls, e.Call)
 		}
 	}
-	p := streamparser.New(r.parsing(false))
+	p, err := streamparser.New(r.parsing(false))
+	if err != nil {
+		return nil // not reached: the round's own parser took the run's dialect
+	}
 	p.Feed(content, collect)
 	p.Flush(collect)
 	return calls

@@ -41,6 +41,7 @@ type Engine struct {
 	fallback *Fallback
 	hub      *mcp.Hub // nil without MCP servers
 	tools    []tools.Tool
+	own      llm.Backend // the engine's own settings', built by Start and never evicted
 	backends *backendCache
 	programs map[string]string // an MCP command's program name → what runs it
 	index    *toolIndex        // tool retrieval over every tool
@@ -150,6 +151,11 @@ func Start(ctx context.Context, s Settings, log io.Writer, opts ...Option) (*Eng
 			fmt.Fprintln(log, "Chat mode does not apply: "+noDemoChat+"; it reads the raw prompt.")
 		}
 	}
+	own, err := newBackend(keyOf(e.settings))
+	if err != nil {
+		return nil, err
+	}
+	e.own = own
 	if len(specs) > 0 {
 		e.hub, _ = mcp.Connect(ctx, e.resolve(specs), mcp.Options{Timeout: s.ToolTimeout})
 		e.reportMCP(log)
@@ -218,14 +224,9 @@ func (e *Engine) Settings() Settings { return e.settings }
 func (e *Engine) Fallback() *Fallback { return e.fallback }
 
 // Backend is the backend of the engine's own settings, for health checks
-// and model lists.
-func (e *Engine) Backend() llm.Backend {
-	b, err := e.backend(e.settings)
-	if err != nil {
-		panic(err) // Start validated these settings
-	}
-	return b
-}
+// and model lists. Start built it, so that a setting no backend can use
+// is Start's error.
+func (e *Engine) Backend() llm.Backend { return e.own }
 
 // Tools lists the tools a run with the engine's settings may call.
 func (e *Engine) Tools() []tools.Tool {
@@ -326,6 +327,11 @@ func (e *Engine) registryOf(builtin []tools.Tool) (*tools.Registry, error) {
 	return r, r.AddAll(e.hub.Tools())
 }
 
+// backend is the backend s describes: the engine's own, or one the cache
+// shares between runs alike.
 func (e *Engine) backend(s Settings) (llm.Backend, error) {
-	return e.backends.get(keyOf(s))
+	if k := keyOf(s); k != keyOf(e.settings) {
+		return e.backends.get(k)
+	}
+	return e.own, nil
 }

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -110,5 +111,31 @@ func TestCheckModelOnOpenAI(t *testing.T) {
 		if ok != (err == nil) || !ok && (!errors.As(err, &me) || len(me.Served) != 2) {
 			t.Errorf("CheckModel(%q) = %v", model, err)
 		}
+	}
+}
+
+// The engine's own backend is built by Start and kept: requests naming
+// other models must not evict it, or Backend would have to build it again
+// from settings that may no longer hold, such as a template file since
+// deleted.
+func TestOwnBackendOutlivesTheCache(t *testing.T) {
+	tmpl := filepath.Join(t.TempDir(), "chat.gotmpl")
+	if err := os.WriteFile(tmpl, []byte("{{ range .Messages }}{{ .Content }}{{ end }}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := start(t, engine.Settings{Backend: engine.BackendOpenAI, OpenAIBaseURL: "http://127.0.0.1:9/v1", Model: "own", Template: tmpl})
+	own := e.Backend()
+	for i := range 20 { // more models than the backend cache holds
+		s := e.Settings()
+		s.Model = fmt.Sprintf("other-%d", i)
+		if _, err := e.Agent(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(tmpl); err != nil {
+		t.Fatal(err)
+	}
+	if e.Backend() != own {
+		t.Fatal("the engine's own backend was built again")
 	}
 }

@@ -24,7 +24,7 @@ func BenchmarkParse(b *testing.B) {
 	b.Run("toolscope", func(b *testing.B) {
 		for _, c := range cases {
 			b.Run(c.name, func(b *testing.B) {
-				p := New(Options{})
+				p := mustNew(Options{})
 				calls := 0
 				emit := func(e Event) {
 					if e.Kind == CallParsed {
@@ -32,7 +32,7 @@ func BenchmarkParse(b *testing.B) {
 					}
 				}
 				benchReplies(b, c, func(chunks []string) {
-					p.Reset(Options{})
+					mustReset(b, p, Options{})
 					for _, s := range chunks {
 						p.Feed(s, emit)
 					}
@@ -144,7 +144,7 @@ func BenchmarkDialects(b *testing.B) {
 		d.WriteCalls(&reply, call)
 		b.Run(d.String(), func(b *testing.B) {
 			opts := Options{Dialect: d, Tools: []string{"send_mail"}}
-			p := New(opts)
+			p := mustNew(opts)
 			calls := 0
 			emit := func(e Event) {
 				if e.Kind == CallParsed {
@@ -152,7 +152,7 @@ func BenchmarkDialects(b *testing.B) {
 				}
 			}
 			benchReplies(b, benchCase{d.String(), reply.String(), 4}, func(chunks []string) {
-				p.Reset(opts)
+				mustReset(b, p, opts)
 				for _, s := range chunks {
 					p.Feed(s, emit)
 				}

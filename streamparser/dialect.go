@@ -80,11 +80,24 @@ func (d Dialect) Instructions() string { return d.syntax().instructions }
 // Two dialects may share one: Qwen3Coder's is Hermes's.
 func (d Dialect) Marker() string { return d.syntax().opens[0] }
 
+// syntax is d's syntax. The methods of a Dialect trust d as they trust a
+// slice index: a Dialect that ParseDialect, Dialects or a constant gave is
+// always known, and only a conversion from a number can make another.
+// Options, which a caller fills, is checked with known.
 func (d Dialect) syntax() *syntax {
-	if int(d) >= len(syntaxes) {
-		panic(fmt.Sprintf("streamparser: unknown %v in Options; use one of Dialects()", d))
+	x, err := d.known()
+	if err != nil {
+		panic("streamparser: " + err.Error())
 	}
-	return syntaxes[d]
+	return x
+}
+
+// known is d's syntax, or an error when d is not one of Dialects().
+func (d Dialect) known() (*syntax, error) {
+	if int(d) >= len(syntaxes) {
+		return nil, fmt.Errorf("unknown %v: use one of %s", d, strings.Join(DialectNames(), ", "))
+	}
+	return syntaxes[d], nil
 }
 
 // syntax is what the parser needs to know of a dialect. A call either ends

@@ -18,7 +18,10 @@ func Example() {
 		`call>{"name": "send_mail", "arguments": {"to": "john@`, `example.com"}}</tool`,
 		"_call>",
 	}
-	p := streamparser.New(streamparser.Options{Dialect: streamparser.Hermes})
+	p, err := streamparser.New(streamparser.Options{Dialect: streamparser.Hermes})
+	if err != nil {
+		panic(err)
+	}
 	show := func(e streamparser.Event) {
 		switch e.Kind {
 		case streamparser.Text, streamparser.Thinking, streamparser.CallDelta:
@@ -50,10 +53,13 @@ func Example() {
 // call only for the tools named in Options.Tools: anything else that looks
 // like one, such as print("hi"), is text.
 func ExampleNew_pythonic() {
-	p := streamparser.New(streamparser.Options{
+	p, err := streamparser.New(streamparser.Options{
 		Dialect: streamparser.Pythonic,
 		Tools:   []string{"send_mail"},
 	})
+	if err != nil {
+		panic(err)
+	}
 	reply := "First print(\"hi\"), then:\nsend_mail(to=\"ann@example.com\", subject=\"Lunch?\", urgent=False)"
 	show := func(e streamparser.Event) {
 		switch e.Kind {

@@ -111,7 +111,7 @@ func TestOpenCallEndsBeforePending(t *testing.T) {
 			continue
 		}
 		for _, chunks := range [][]string{splitEvery(c.input, 1), splitEvery(c.input, 3), splitEvery(c.input, 7)} {
-			p := New(c.opts)
+			p := mustNew(c.opts)
 			var fed, raw strings.Builder
 			open := false
 			emit := func(e Event) {

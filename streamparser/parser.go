@@ -11,7 +11,8 @@
 //
 // # Feeding a reply
 //
-// Make a [Parser] with [New] (the zero Parser reads Hermes), give it each
+// Make a [Parser] with [New] (the zero Parser reads Hermes; a Dialect in
+// [Options] that is none of [Dialects] is New's error), give it each
 // chunk as it arrives with [Parser.Feed], in any sizes, and end the reply
 // with [Parser.Flush]. Both report what they find through a callback, as
 // [Event] values whose [Kind] says what they are: [Text], [Thinking], the
@@ -199,17 +200,29 @@ const (
 	thinkClose = "</think>"
 )
 
-// New returns a parser set up by opts.
-func New(opts Options) *Parser {
+// New returns a parser set up by opts, or an error when opts.Dialect is
+// not one of Dialects().
+func New(opts Options) (*Parser, error) {
 	p := &Parser{}
-	p.Reset(opts)
-	return p
+	if err := p.Reset(opts); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
-// Reset makes p ready for a new reply, keeping its buffers. It panics if
-// opts.Dialect is not one of Dialects().
-func (p *Parser) Reset(opts Options) {
-	x := opts.Dialect.syntax()
+// Reset makes p ready for a new reply, keeping its buffers. When
+// opts.Dialect is not one of Dialects() it returns an error and leaves p
+// as it was.
+func (p *Parser) Reset(opts Options) error {
+	x, err := opts.Dialect.known()
+	if err != nil {
+		return err
+	}
+	p.reset(x, opts)
+	return nil
+}
+
+func (p *Parser) reset(x *syntax, opts Options) {
 	*p = Parser{syn: x, call: p.call[:0], textTags: x.textTags, nameTags: len(x.textTags),
 		firsts: &x.firsts, bareObject: x.bareObject, schemas: opts.Schemas}
 	if x.lang == pythonLang {
@@ -249,7 +262,7 @@ func (p *Parser) Pending() string {
 // in order. Events may be kept: the parser never reuses their memory.
 func (p *Parser) Feed(chunk string, emit func(Event)) {
 	if p.syn == nil {
-		p.Reset(Options{})
+		p.reset(syntaxes[Hermes], Options{})
 	}
 	if p.plain(chunk) {
 		p.chars(chunk, emit)

@@ -69,7 +69,7 @@ func seq(parts ...any) []ev {
 
 // run feeds chunks to a new parser and returns its events, unmerged.
 func run(opts Options, chunks []string) []ev {
-	p := New(opts)
+	p := mustNew(opts)
 	var out []ev
 	emit := func(e Event) {
 		x := ev{Kind: e.Kind, Text: e.Text, Index: e.Index}
@@ -410,7 +410,7 @@ func TestPending(t *testing.T) {
 		{Options{Dialect: Fenced}, []string{"```js", "on\n{}\n``", "`"}, []string{"```js", "``", ""}},
 	}
 	for _, tt := range tests {
-		p := New(tt.opts)
+		p := mustNew(tt.opts)
 		for i, c := range tt.chunks {
 			p.Feed(c, func(Event) {})
 			if got := p.Pending(); got != tt.pending[i] {
@@ -421,11 +421,11 @@ func TestPending(t *testing.T) {
 }
 
 func TestResetRestartsIndexesAndDialect(t *testing.T) {
-	p := New(Options{})
+	p := mustNew(Options{})
 	var last Event
 	emit := func(e Event) { last = e }
 	p.Feed(`<tool_call>{"name":"a"}</tool_call>`, emit)
-	p.Reset(Options{Dialect: Marker})
+	mustReset(t, p, Options{Dialect: Marker})
 	p.Feed(`>>>CALL_FUNCTION<<<{"name":"b"}`, emit)
 	if last.Kind != CallParsed || last.Index != 0 || last.Call.Name != "b" {
 		t.Fatalf("after Reset got %v %d %+v, want call 0 named b", last.Kind, last.Index, last.Call)
@@ -482,7 +482,7 @@ func TestPlainTextDoesNotAllocate(t *testing.T) {
 	chunks := []string{"The answer", " is", " forty", "-two", " (or", " get_weather", "'s", " {guess})", ".\n"}
 	for _, d := range Dialects() {
 		t.Run(d.String(), func(t *testing.T) {
-			p := New(Options{Dialect: d, Tools: testTools})
+			p := mustNew(Options{Dialect: d, Tools: testTools})
 			emit := func(Event) {}
 			allocs := testing.AllocsPerRun(100, func() {
 				for _, c := range chunks {
@@ -513,5 +513,44 @@ func TestParseDialect(t *testing.T) {
 	}
 	if got := Dialect(42).String(); got != "Dialect(42)" {
 		t.Errorf("Dialect(42).String() = %q", got)
+	}
+}
+
+// mustNew is New for the tests' options, which name known dialects.
+func mustNew(opts Options) *Parser {
+	p, err := New(opts)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func mustReset(tb testing.TB, p *Parser, opts Options) {
+	if err := p.Reset(opts); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// A dialect the caller made up is an error, not a panic, and a parser
+// that was asked to change to one reads as before.
+func TestUnknownDialectIsAnError(t *testing.T) {
+	unknown := Dialect(len(Dialects()))
+	if p, err := New(Options{Dialect: unknown}); err == nil || p != nil {
+		t.Fatalf("New with %v = %v, %v; want an error", unknown, p, err)
+	} else if !strings.Contains(err.Error(), "unknown Dialect(") || !strings.Contains(err.Error(), "hermes") {
+		t.Errorf("the error %q does not name the dialect and the known ones", err)
+	}
+	p := mustNew(Options{Dialect: Marker})
+	if err := p.Reset(Options{Dialect: unknown}); err == nil {
+		t.Fatalf("Reset with %v succeeded", unknown)
+	}
+	var calls []string
+	p.Feed(`>>>CALL_FUNCTION<<<{"name":"b"}`, func(e Event) {
+		if e.Kind == CallParsed {
+			calls = append(calls, e.Call.Name)
+		}
+	})
+	if len(calls) != 1 || calls[0] != "b" {
+		t.Errorf("after a refused Reset the parser read calls %v, want Marker's call b", calls)
 	}
 }

@@ -9,6 +9,25 @@ import (
 	"time"
 )
 
+// The stub tools' names and their arguments' names. The schemas and
+// descriptions below are written with them, and the demo model (llm/demo)
+// calls the stubs by them, so that renaming a tool is one edit here, and
+// renaming an argument this constant and its args struct's JSON tag (a
+// test calls each stub by these names).
+const (
+	SendMail        = "send_mail"
+	ScheduleMeeting = "schedule_meeting"
+	CancelMeeting   = "cancel_meeting"
+
+	ArgTo        = "to"        // send_mail's recipient
+	ArgSubject   = "subject"   // send_mail's subject line
+	ArgBody      = "body"      // send_mail's text
+	ArgTitle     = "title"     // a meeting's title
+	ArgAttendees = "attendees" // schedule_meeting's invitees
+	ArgDate      = "date"      // a meeting's day, YYYY-MM-DD
+	ArgTime      = "time"      // schedule_meeting's start, HH:MM
+)
+
 // Stubs returns send_mail, schedule_meeting and cancel_meeting: tools that
 // look real to the model but do nothing. Each waits delay, a visible "work"
 // time, then returns a JSON result. A cancelled ctx cuts the wait short and
@@ -16,8 +35,8 @@ import (
 // so the same call gives the same result on every run.
 func Stubs(delay time.Duration) []Tool {
 	return []Tool{
-		Func("send_mail",
-			`Send an email. Example: send_mail(to="john@example.com", subject="Standup", body="I'll be 10 minutes late.")`,
+		Func(SendMail,
+			"Send an email. Example: "+SendMail+"("+ArgTo+`="john@example.com", `+ArgSubject+`="Standup", `+ArgBody+`="I'll be 10 minutes late.")`,
 			json.RawMessage(sendMailSchema),
 			func(ctx context.Context, in sendMailArgs) (sentMail, error) {
 				if err := work(ctx, delay); err != nil {
@@ -25,8 +44,8 @@ func Stubs(delay time.Duration) []Tool {
 				}
 				return sentMail{Status: "sent", MessageID: shortID("msg", in), To: in.To, Subject: in.Subject}, nil
 			}),
-		Func("schedule_meeting",
-			`Schedule a meeting and invite people to it. Example: schedule_meeting(title="Design review", attendees=["ana@example.com", "li@example.com"], date="2026-03-14", time="15:30")`,
+		Func(ScheduleMeeting,
+			"Schedule a meeting and invite people to it. Example: "+ScheduleMeeting+"("+ArgTitle+`="Design review", `+ArgAttendees+`=["ana@example.com", "li@example.com"], `+ArgDate+`="2026-03-14", `+ArgTime+`="15:30")`,
 			json.RawMessage(scheduleMeetingSchema),
 			func(ctx context.Context, in scheduleMeetingArgs) (scheduledMeeting, error) {
 				if err := checkDate(in.Date); err != nil {
@@ -40,8 +59,8 @@ func Stubs(delay time.Duration) []Tool {
 					Title: in.Title, Date: in.Date, Time: in.Time, Attendees: in.Attendees,
 				}, nil
 			}),
-		Func("cancel_meeting",
-			`Cancel a meeting, found by its title and date. Example: cancel_meeting(title="Design review", date="2026-03-14")`,
+		Func(CancelMeeting,
+			"Cancel a meeting, found by its title and date. Example: "+CancelMeeting+"("+ArgTitle+`="Design review", `+ArgDate+`="2026-03-14")`,
 			json.RawMessage(cancelMeetingSchema),
 			func(ctx context.Context, in cancelMeetingArgs) (cancelledMeeting, error) {
 				if err := checkDate(in.Date); err != nil {
@@ -65,33 +84,33 @@ const (
 const sendMailSchema = `{
   "type": "object",
   "properties": {
-    "to": {"type": "string", "format": "email", "description": "Recipient's email address, e.g. john@example.com"},
-    "subject": {"type": "string", "description": "Subject line"},
-    "body": {"type": "string", "description": "Text of the message"}
+    "` + ArgTo + `": {"type": "string", "format": "email", "description": "Recipient's email address, e.g. john@example.com"},
+    "` + ArgSubject + `": {"type": "string", "description": "Subject line"},
+    "` + ArgBody + `": {"type": "string", "description": "Text of the message"}
   },
-  "required": ["to", "subject", "body"],
+  "required": ["` + ArgTo + `", "` + ArgSubject + `", "` + ArgBody + `"],
   "additionalProperties": false
 }`
 
 const scheduleMeetingSchema = `{
   "type": "object",
   "properties": {
-    "title": ` + titleProperty + `,
-    "attendees": {"type": "array", "items": ` + emailItem + `, "minItems": 1, "description": "Email addresses of the people to invite"},
-    "date": ` + dateProperty + `,
-    "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$", "description": "Start time as HH:MM on a 24-hour clock, e.g. 15:30"}
+    "` + ArgTitle + `": ` + titleProperty + `,
+    "` + ArgAttendees + `": {"type": "array", "items": ` + emailItem + `, "minItems": 1, "description": "Email addresses of the people to invite"},
+    "` + ArgDate + `": ` + dateProperty + `,
+    "` + ArgTime + `": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$", "description": "Start time as HH:MM on a 24-hour clock, e.g. 15:30"}
   },
-  "required": ["title", "attendees", "date", "time"],
+  "required": ["` + ArgTitle + `", "` + ArgAttendees + `", "` + ArgDate + `", "` + ArgTime + `"],
   "additionalProperties": false
 }`
 
 const cancelMeetingSchema = `{
   "type": "object",
   "properties": {
-    "title": ` + titleProperty + `,
-    "date": ` + dateProperty + `
+    "` + ArgTitle + `": ` + titleProperty + `,
+    "` + ArgDate + `": ` + dateProperty + `
   },
-  "required": ["title", "date"],
+  "required": ["` + ArgTitle + `", "` + ArgDate + `"],
   "additionalProperties": false
 }`
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"reflect"
 	"regexp"
 	"testing"
 	"time"
@@ -132,5 +133,32 @@ func TestStubsStopWhenCancelled(t *testing.T) {
 				t.Errorf("Call = %q, %v; want context.Canceled", out, err)
 			}
 		})
+	}
+}
+
+// The stubs read their arguments by the names the catalogue's constants
+// give, which the demo model writes calls with: an args struct whose JSON
+// tag was left behind by a rename would read an empty value.
+func TestStubsReadTheCatalogueArguments(t *testing.T) {
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		echo []string // the arguments the result repeats
+	}{
+		{SendMail, map[string]any{ArgTo: "john@example.com", ArgSubject: "Standup", ArgBody: "Late."}, []string{ArgTo, ArgSubject}},
+		{ScheduleMeeting, map[string]any{ArgTitle: "Review", ArgAttendees: []any{"ana@example.com"}, ArgDate: "2028-02-29", ArgTime: "15:30"},
+			[]string{ArgTitle, ArgAttendees, ArgDate, ArgTime}},
+		{CancelMeeting, map[string]any{ArgTitle: "Review", ArgDate: "2028-02-29"}, []string{ArgTitle, ArgDate}},
+	} {
+		args, err := json.Marshal(c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := call(t, stub(t, 0, c.tool), string(args))
+		for _, name := range c.echo {
+			if !reflect.DeepEqual(got[name], c.args[name]) {
+				t.Errorf("%s read %s as %v, want %v", c.tool, name, got[name], c.args[name])
+			}
+		}
 	}
 }

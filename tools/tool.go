@@ -1,7 +1,8 @@
 // Package tools defines what a tool is to toolscope, keeps the registry of
 // the tools a run may call, checks arguments against each tool's JSON
-// Schema, and provides the built-in stub tools. It knows nothing about
-// models or screens.
+// Schema, and provides the built-in stub tools ([Stubs]), whose names and
+// arguments' names are constants ([SendMail], [ArgTo], …) that the demo
+// model calls them by. It knows nothing about models or screens.
 package tools
 
 import (

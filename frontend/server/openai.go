@@ -226,12 +226,11 @@ func (s *Server) streamChat(c *fiber.Ctx, run *runs.Run, comp *completion, usage
 	c.Set("X-Accel-Buffering", "no")
 	conn, timeout := c.Context().Conn(), s.cfg.WriteTimeout
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		out := &chunkWriter{w: w, renew: func() { _ = conn.SetWriteDeadline(time.Now().Add(timeout)) }}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		out.gone = func() { run.Cancel(); cancel() }
-		out.frame(comp.chunk("chat.completion.chunk", chatChoice{Delta: &chatDelta{Role: "assistant", Content: new(string)}}))
-		comp.send = func(d chatDelta) { out.frame(comp.chunk("chat.completion.chunk", chatChoice{Delta: &d})) }
+		out := newSSEWriter(w, func() { _ = conn.SetWriteDeadline(time.Now().Add(timeout)) }, func() { run.Cancel(); cancel() })
+		frame(out, comp.chunk("chat.completion.chunk", chatChoice{Delta: &chatDelta{Role: "assistant", Content: new(string)}}))
+		comp.send = func(d chatDelta) { frame(out, comp.chunk("chat.completion.chunk", chatChoice{Delta: &d})) }
 		for e := range run.Events(ctx, 0) {
 			comp.consume(e)
 		}
@@ -244,41 +243,19 @@ func (s *Server) streamChat(c *fiber.Ctx, run *runs.Run, comp *completion, usage
 		}
 		last := comp.chunk("chat.completion.chunk", chatChoice{Delta: &chatDelta{}, FinishReason: &comp.finish})
 		last.Toolscope = &comp.report
-		out.frame(last)
+		frame(out, last)
 		if usage {
 			u := comp.chunk("chat.completion.chunk")
 			u.Usage = &comp.usage
-			out.frame(u)
+			frame(out, u)
 		}
 		out.data([]byte("[DONE]"))
 	})
 	return nil
 }
 
-// chunkWriter writes `data:` frames, each flushed at once. The first
-// failed write calls gone; later ones are skipped.
-type chunkWriter struct {
-	w     *bufio.Writer
-	renew func()
-	gone  func()
-	dead  bool
-}
-
-func (o *chunkWriter) frame(v chatChunk) { o.data(mustJSON(v)) }
-
-func (o *chunkWriter) data(b []byte) {
-	if o.dead {
-		return
-	}
-	o.renew()
-	o.w.WriteString("data: ")
-	o.w.Write(b)
-	o.w.WriteString("\n\n")
-	if o.w.Flush() != nil {
-		o.dead = true
-		o.gone()
-	}
-}
+// frame sends one chunk of a streamed completion.
+func frame(out *sseWriter, v chatChunk) { out.data(mustJSON(v)) }
 
 // mustJSON encodes values that always encode: the API's own types.
 func mustJSON(v any) []byte {

@@ -68,10 +68,8 @@ func lastEventID(c *fiber.Ctx) (int, error) {
 // client goes away.
 //
 // A gone client shows only as a failed write, and a run can be silent for
-// minutes (a slow tool, a model loading), so a second goroutine sends a
-// heartbeat comment whenever the stream has been idle for heartbeat; that
-// also keeps proxies from closing it. The two goroutines share the writer
-// under a lock, and whichever write fails first cancels the context the
+// minutes, so a second goroutine sends heartbeats (sseWriter.beat) through
+// the same writer. Whichever write fails first cancels the context the
 // events are ranged with: the iteration then ends at once, even while it
 // waits for the run, and runs.Run.Events needs to know nothing of
 // heartbeats.
@@ -79,7 +77,7 @@ func lastEventID(c *fiber.Ctx) (int, error) {
 // renew is called before each frame, to give its write a fresh deadline.
 func stream(w *bufio.Writer, run *runs.Run, seq int, heartbeat time.Duration, renew func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &sseWriter{w: w, gone: cancel, renew: renew, last: time.Now()}
+	out := newSSEWriter(w, renew, cancel)
 	var wg sync.WaitGroup
 	wg.Go(func() { out.beat(ctx, heartbeat) })
 	defer wg.Wait() // fasthttp reuses w once this function returns
@@ -87,75 +85,4 @@ func stream(w *bufio.Writer, run *runs.Run, seq int, heartbeat time.Duration, re
 	for e := range run.Encoded(ctx, seq) {
 		out.event(e)
 	}
-}
-
-// sseWriter is one client's event stream, written to by the event loop and
-// the heartbeat.
-type sseWriter struct {
-	gone  context.CancelFunc // called on the first failed write
-	renew func()             // called before each write
-
-	mu   sync.Mutex
-	w    *bufio.Writer
-	last time.Time // when something was last sent
-}
-
-// event sends e: `id:` is its sequence number, `event:` its type, `data:`
-// its JSON, which holds no raw newline and so fits one data line. The
-// frame is written in pieces: nothing is allocated per event and viewer.
-func (s *sseWriter) event(e runs.Encoded) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.renew()
-	var seq [20]byte
-	s.w.WriteString("id: ")
-	s.w.Write(strconv.AppendInt(seq[:0], int64(e.Seq), 10))
-	s.w.WriteString("\nevent: ")
-	s.w.WriteString(string(e.Type))
-	s.w.WriteString("\ndata: ")
-	s.w.Write(e.JSON)
-	s.w.WriteString("\n\n")
-	s.flush()
-}
-
-var heartbeatComment = []byte(": heartbeat\n\n")
-
-// beat sends a heartbeat comment each time the stream has been idle for
-// every, until ctx ends.
-func (s *sseWriter) beat(ctx context.Context, every time.Duration) {
-	t := time.NewTimer(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		s.mu.Lock()
-		idle := time.Since(s.last)
-		s.mu.Unlock()
-		if idle >= every {
-			s.send(heartbeatComment)
-			idle = 0
-		}
-		t.Reset(every - idle)
-	}
-}
-
-// send writes one frame and flushes it, so that it leaves at once.
-func (s *sseWriter) send(frame []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.renew()
-	s.w.Write(frame)
-	s.flush()
-}
-
-// flush sends what was written, and notes when. bufio.Writer keeps its
-// first error, so one check here covers the writes before.
-func (s *sseWriter) flush() {
-	if s.w.Flush() != nil {
-		s.gone()
-	}
-	s.last = time.Now()
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/toolscope/toolscope/tools"
 )
 
 // outcome is a tool call and the <tool_response> it got.
@@ -174,16 +176,16 @@ func (o outcome) sentence() string {
 	}
 	to := o.text("to")
 	if to == "" {
-		to = k.arg("to")
+		to = k.arg(tools.ArgTo)
 	}
 	if o.err != "" {
 		switch trained {
-		case sendMail:
+		case tools.SendMail:
 			return fmt.Sprintf("I couldn't send the email to %s: %s.", to, o.err)
-		case scheduleMeeting:
-			return fmt.Sprintf("I couldn't schedule %q: %s.", k.arg("title"), o.err)
-		case cancelMeeting:
-			return fmt.Sprintf("I couldn't cancel %q: %s.", k.arg("title"), o.err)
+		case tools.ScheduleMeeting:
+			return fmt.Sprintf("I couldn't schedule %q: %s.", k.arg(tools.ArgTitle), o.err)
+		case tools.CancelMeeting:
+			return fmt.Sprintf("I couldn't cancel %q: %s.", k.arg(tools.ArgTitle), o.err)
 		}
 		if k.name == "" {
 			return fmt.Sprintf("A tool call failed: %s.", o.err)
@@ -191,16 +193,16 @@ func (o outcome) sentence() string {
 		return fmt.Sprintf("%s failed: %s.", k.name, o.err)
 	}
 	switch trained {
-	case sendMail:
+	case tools.SendMail:
 		return fmt.Sprintf("Your email to %s has been sent%s.", to, o.reference())
-	case scheduleMeeting:
-		s := fmt.Sprintf("I scheduled %q", k.arg("title"))
-		if who := textList(k.args["attendees"]); len(who) > 0 {
+	case tools.ScheduleMeeting:
+		s := fmt.Sprintf("I scheduled %q", k.arg(tools.ArgTitle))
+		if who := textList(k.args[tools.ArgAttendees]); len(who) > 0 {
 			s += " with " + join(who, "and")
 		}
-		return s + " for " + humanDate(k.arg("date")) + " at " + k.arg("time") + o.reference() + "."
-	case cancelMeeting:
-		return fmt.Sprintf("I cancelled %q on %s%s.", k.arg("title"), humanDate(k.arg("date")), o.reference())
+		return s + " for " + humanDate(k.arg(tools.ArgDate)) + " at " + k.arg(tools.ArgTime) + o.reference() + "."
+	case tools.CancelMeeting:
+		return fmt.Sprintf("I cancelled %q on %s%s.", k.arg(tools.ArgTitle), humanDate(k.arg(tools.ArgDate)), o.reference())
 	}
 	if k.name == "" {
 		return fmt.Sprintf("The tool returned: %s.", clip(o.result))

@@ -3,7 +3,10 @@
 //
 // It behaves like a small Qwen3 model that knows the built-in tools
 // (send_mail, schedule_meeting, cancel_meeting) and those of toolscope's
-// calculator and converter MCP servers. It reads only the rendered prompt,
+// calculator and converter MCP servers. It calls the built-in tools by the
+// names of tool and argument that package tools defines them with
+// (tools.SendMail, tools.ArgTo, …), so that renaming one there renames it
+// here. It reads only the rendered prompt,
 // exactly the text a real model would read: the tools offered in the
 // system prompt and the dialect it says to write calls in, today's date,
 // the request and any <tool_response> blocks. It then writes raw output

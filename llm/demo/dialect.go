@@ -54,7 +54,10 @@ func readCalls(reply string, d streamparser.Dialect, tools []string) []call {
 			calls = append(calls, call{})
 		}
 	}
-	p := streamparser.New(streamparser.Options{Dialect: d, Tools: tools})
+	p, err := streamparser.New(streamparser.Options{Dialect: d, Tools: tools})
+	if err != nil {
+		return nil // not reached: readDialect gives one of streamparser.Dialects()
+	}
 	p.Feed(reply, collect)
 	p.Flush(collect)
 	return calls

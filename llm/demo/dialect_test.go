@@ -43,8 +43,11 @@ func parseStream(t *testing.T, d streamparser.Dialect, in llm.Input, chunks []st
 			calls = append(calls, parsedCall{e.Call.Name, string(e.Call.Arguments)})
 		}
 	}
-	p := streamparser.New(streamparser.Options{Dialect: d, Tools: readPrompt(in.Prompt).toolNames(),
+	p, err := streamparser.New(streamparser.Options{Dialect: d, Tools: readPrompt(in.Prompt).toolNames(),
 		Schemas: promptSchemas(t, in.Prompt), InThinking: streamparser.OpensThinking(in.Prompt)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range chunks {
 		p.Feed(c, emit)
 	}
@@ -223,7 +226,10 @@ func roundTrip(t *testing.T, d streamparser.Dialect, closer string) {
 	var b strings.Builder
 	writeCalls(&b, d, calls, func(call) []argument { return args })
 	var got []*streamparser.Call
-	p := streamparser.New(streamparser.Options{Dialect: d, Tools: []string{"tool"}, Schemas: schemas})
+	p, err := streamparser.New(streamparser.Options{Dialect: d, Tools: []string{"tool"}, Schemas: schemas})
+	if err != nil {
+		t.Fatal(err)
+	}
 	emit := func(e streamparser.Event) {
 		if e.Kind == streamparser.CallParsed || e.Kind == streamparser.CallInvalid {
 			got = append(got, e.Call)

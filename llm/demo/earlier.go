@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/toolscope/toolscope/tools"
 )
 
 // earlier is what the turns before the request say that a follow-up can
@@ -36,24 +38,24 @@ func (c conversation) readEarlier(turns []turn) earlier {
 // recall remembers what a call was about.
 func (e *earlier) recall(k call) {
 	switch trainedName(k.name) {
-	case sendMail:
-		if to := k.arg("to"); to != "" {
+	case tools.SendMail:
+		if to := k.arg(tools.ArgTo); to != "" {
 			e.people = []string{to}
 		}
-		e.topic = k.arg("subject")
-	case scheduleMeeting:
-		if who := textList(k.args["attendees"]); len(who) > 0 {
+		e.topic = k.arg(tools.ArgSubject)
+	case tools.ScheduleMeeting:
+		if who := textList(k.args[tools.ArgAttendees]); len(who) > 0 {
 			e.people = who
 		}
-		e.topic = k.arg("title")
-		date, _ := time.Parse(time.DateOnly, k.arg("date"))
+		e.topic = k.arg(tools.ArgTitle)
+		date, _ := time.Parse(time.DateOnly, k.arg(tools.ArgDate))
 		var hour, minute int
-		if _, err := fmt.Sscanf(k.arg("time"), "%d:%d", &hour, &minute); err == nil && !date.IsZero() {
-			e.meeting = &meeting{title: e.topic, day: day{date: date, said: k.arg("date")},
-				clock: clock{hour: hour, minute: minute, said: k.arg("time")}}
+		if _, err := fmt.Sscanf(k.arg(tools.ArgTime), "%d:%d", &hour, &minute); err == nil && !date.IsZero() {
+			e.meeting = &meeting{title: e.topic, day: day{date: date, said: k.arg(tools.ArgDate)},
+				clock: clock{hour: hour, minute: minute, said: k.arg(tools.ArgTime)}}
 		}
-	case cancelMeeting:
-		e.topic = k.arg("title")
+	case tools.CancelMeeting:
+		e.topic = k.arg(tools.ArgTitle)
 		e.meeting = nil
 	}
 	e.topic = strings.TrimSpace(e.topic)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/toolscope/toolscope/tools"
 )
 
 // plan is what the demo model decides to do for a request: the calls to
@@ -95,11 +97,11 @@ func planCalls(c conversation, clauses []clause) plan {
 			continue
 		}
 		switch cl.tool {
-		case sendMail:
+		case tools.SendMail:
 			p.mail(cl, about)
-		case scheduleMeeting:
+		case tools.ScheduleMeeting:
 			last = p.schedule(c, cl)
-		case cancelMeeting:
+		case tools.CancelMeeting:
 			p.cancel(cl, about)
 		}
 		prev = cl
@@ -119,7 +121,7 @@ func (p *plan) recall(e earlier, cl clause) (clause, *meeting) {
 		p.notes = append(p.notes, fmt.Sprintf("%q means %s, from earlier in the conversation.", cl.pronoun, join(e.people, "and")))
 	}
 	it := e.topic
-	if cl.tool == cancelMeeting && e.meeting != nil {
+	if cl.tool == tools.CancelMeeting && e.meeting != nil {
 		it = e.meeting.title // only a meeting can be cancelled
 	}
 	if cl.refersToIt && cl.topic == "" && it != "" {
@@ -147,7 +149,7 @@ func (p *plan) known(cl clause) bool {
 // one reply should hold.
 func (p plan) tooBig() bool {
 	for _, k := range p.calls {
-		if len(textList(k.args["attendees"])) > maxAttendees {
+		if len(textList(k.args[tools.ArgAttendees])) > maxAttendees {
 			return true
 		}
 	}
@@ -162,7 +164,7 @@ func (p *plan) inherit(cl, prev clause) clause {
 	if !cl.clock.known() {
 		cl.clock = prev.clock
 	}
-	refersBack := cl.pronoun != "" || (cl.tool == sendMail && prev.tool == scheduleMeeting)
+	refersBack := cl.pronoun != "" || (cl.tool == tools.SendMail && prev.tool == tools.ScheduleMeeting)
 	if len(cl.emails) == 0 && len(cl.names) == 0 && refersBack && len(prev.emails) > 0 {
 		cl.emails = prev.emails
 		if cl.pronoun != "" {
@@ -208,13 +210,13 @@ func (p *plan) mail(cl clause, about *meeting) {
 		subject = capitalize(cl.topic) + ": " + about.title
 	}
 	if len(cl.emails) > 1 {
-		p.notes = append(p.notes, "send_mail takes one recipient, so I'll send one email to each.")
+		p.notes = append(p.notes, tools.SendMail+" takes one recipient, so I'll send one email to each.")
 	}
 	for _, to := range cl.emails {
-		p.calls = append(p.calls, call{name: sendMail, args: map[string]any{
-			"to":      to,
-			"subject": subject,
-			"body":    p.mailBody(to, cl, about),
+		p.calls = append(p.calls, call{name: tools.SendMail, args: map[string]any{
+			tools.ArgTo:      to,
+			tools.ArgSubject: subject,
+			tools.ArgBody:    p.mailBody(to, cl, about),
 		}})
 	}
 }
@@ -279,11 +281,11 @@ func (p *plan) schedule(c conversation, cl clause) *meeting {
 	if len(cl.emails) == 0 && c.needsAttendees() || len(missing) > 0 {
 		return nil
 	}
-	p.calls = append(p.calls, call{name: scheduleMeeting, args: map[string]any{
-		"title":     m.title,
-		"attendees": append([]string{}, cl.emails...), // [] rather than null
-		"date":      m.day.iso(),
-		"time":      m.clock.String(),
+	p.calls = append(p.calls, call{name: tools.ScheduleMeeting, args: map[string]any{
+		tools.ArgTitle:     m.title,
+		tools.ArgAttendees: append([]string{}, cl.emails...), // [] rather than null
+		tools.ArgDate:      m.day.iso(),
+		tools.ArgTime:      m.clock.String(),
 	}})
 	return &m
 }
@@ -291,8 +293,8 @@ func (p *plan) schedule(c conversation, cl clause) *meeting {
 // needsAttendees reports whether the offered schedule_meeting has
 // attendees to fill in: the built-in one must invite someone.
 func (c conversation) needsAttendees() bool {
-	t, ok := c.offered(scheduleMeeting)
-	return !ok || t.params == nil || slices.Contains(t.params, "attendees")
+	t, ok := c.offered(tools.ScheduleMeeting)
+	return !ok || t.params == nil || slices.Contains(t.params, tools.ArgAttendees)
 }
 
 // cancel cancels the meeting cl names, or the one it refers back to
@@ -313,9 +315,9 @@ func (p *plan) cancel(cl clause, before *meeting) {
 		p.questions = append(p.questions, fmt.Sprintf("On what date is the %s you want me to cancel?", title))
 		return
 	}
-	p.calls = append(p.calls, call{name: cancelMeeting, args: map[string]any{
-		"title": title,
-		"date":  cl.day.iso(),
+	p.calls = append(p.calls, call{name: tools.CancelMeeting, args: map[string]any{
+		tools.ArgTitle: title,
+		tools.ArgDate:  cl.day.iso(),
 	}})
 }
 
@@ -375,16 +377,16 @@ func trimGeneric(topic string) string {
 // describe says what a call will do, for the model's reasoning.
 func (c conversation) describe(k call) string {
 	switch trainedName(k.name) {
-	case sendMail:
-		return fmt.Sprintf("%s to %s with the subject %q and a short message", k.name, k.arg("to"), k.arg("subject"))
-	case scheduleMeeting:
-		s := fmt.Sprintf("%s for %q", k.name, k.arg("title"))
-		if who := textList(k.args["attendees"]); len(who) > 0 {
+	case tools.SendMail:
+		return fmt.Sprintf("%s to %s with the subject %q and a short message", k.name, k.arg(tools.ArgTo), k.arg(tools.ArgSubject))
+	case tools.ScheduleMeeting:
+		s := fmt.Sprintf("%s for %q", k.name, k.arg(tools.ArgTitle))
+		if who := textList(k.args[tools.ArgAttendees]); len(who) > 0 {
 			s += " with " + join(who, "and")
 		}
-		return s + fmt.Sprintf(" on %s at %s", k.arg("date"), k.arg("time"))
-	case cancelMeeting:
-		return fmt.Sprintf("%s for %q on %s", k.name, k.arg("title"), k.arg("date"))
+		return s + fmt.Sprintf(" on %s at %s", k.arg(tools.ArgDate), k.arg(tools.ArgTime))
+	case tools.CancelMeeting:
+		return fmt.Sprintf("%s for %q on %s", k.name, k.arg(tools.ArgTitle), k.arg(tools.ArgDate))
 	}
 	var args []string
 	for _, a := range c.written(k) {

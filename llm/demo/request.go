@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/toolscope/toolscope/tools"
 )
 
 // clause is one thing a request asks for: "Schedule a sync with
@@ -45,18 +47,18 @@ var verbs = []struct {
 	// "tell me a joke" and "what's the plan?" do not.
 	weak bool
 }{
-	{tool: cancelMeeting, pattern: `cancel|call off|delete|annul(?:e|er|ez)|storniere?n?|absagen|cancela(?:r)?|anula(?:r)?`},
-	{tool: scheduleMeeting, pattern: `schedule|organi[sz](?:e|er|ez)|invite|planifi(?:e|er|ez)|programm(?:e|er|ez)|vereinbare?n?|organisiere?n?|(?:programa|agenda|organiza)r?\s+(?:una?|el|la)`},
-	{tool: scheduleMeeting, pattern: `book|arrange|set up|plan|plane|planen`, weak: true},
-	{tool: sendMail, pattern: `tell|let\s+\S+(?:\s+and\s+\S+)?\s+know|inform|notify|dis|dites|préviens|prévenez|sag(?:e|en)?|dile|diles`, tells: true, weak: true},
-	{tool: sendMail, pattern: `write|ping|message|écri(?:s|re|vez)|schreib(?:e|en)?|escr[ií]b(?:e|ele|eles|ir)`, weak: true},
-	{tool: sendMail, pattern: `e-?mail|mail|send|remind|envoie|envoyer|envoyez|rappelle|schick(?:e|en)?|sende|erinnere|env[ií]a(?:le|les|r)?|m[aá]nda(?:le|les|r)?|recu[eé]rda(?:le|les)?`},
+	{tool: tools.CancelMeeting, pattern: `cancel|call off|delete|annul(?:e|er|ez)|storniere?n?|absagen|cancela(?:r)?|anula(?:r)?`},
+	{tool: tools.ScheduleMeeting, pattern: `schedule|organi[sz](?:e|er|ez)|invite|planifi(?:e|er|ez)|programm(?:e|er|ez)|vereinbare?n?|organisiere?n?|(?:programa|agenda|organiza)r?\s+(?:una?|el|la)`},
+	{tool: tools.ScheduleMeeting, pattern: `book|arrange|set up|plan|plane|planen`, weak: true},
+	{tool: tools.SendMail, pattern: `tell|let\s+\S+(?:\s+and\s+\S+)?\s+know|inform|notify|dis|dites|préviens|prévenez|sag(?:e|en)?|dile|diles`, tells: true, weak: true},
+	{tool: tools.SendMail, pattern: `write|ping|message|écri(?:s|re|vez)|schreib(?:e|en)?|escr[ií]b(?:e|ele|eles|ir)`, weak: true},
+	{tool: tools.SendMail, pattern: `e-?mail|mail|send|remind|envoie|envoyer|envoyez|rappelle|schick(?:e|en)?|sende|erinnere|env[ií]a(?:le|les|r)?|m[aá]nda(?:le|les|r)?|recu[eé]rda(?:le|les)?`},
 }
 
 // madeBy are words for what each tool makes, which a weak verb needs.
 var madeBy = map[string][]string{
-	sendMail:        mailNouns,
-	scheduleMeeting: append([]string{"sync", "review", "standup", "stand-up", "1:1", "catch-up"}, genericMeetings...),
+	tools.SendMail:        mailNouns,
+	tools.ScheduleMeeting: append([]string{"sync", "review", "standup", "stand-up", "1:1", "catch-up"}, genericMeetings...),
 }
 
 // letters wraps a pattern so that it matches whole words only, accented
@@ -117,7 +119,7 @@ func findVerb(text string) (verb, bool) {
 	}
 	v := verb{tool: verbs[i].tool, tells: verbs[i].tells, weak: verbs[i].weak, start: m[2], end: m[3], text: text[m[2]:m[3]]}
 	if germanCancelRE.MatchString(text[v.start:]) {
-		v.tool, v.tells, v.weak = cancelMeeting, false, false
+		v.tool, v.tells, v.weak = tools.CancelMeeting, false, false
 	}
 	return v, true
 }
@@ -150,7 +152,7 @@ func readRequest(request string, today time.Time) []clause {
 func mergeTells(clauses []clause) []clause {
 	for i := len(clauses) - 1; i > 0; i-- {
 		a, b := clauses[i-1], clauses[i]
-		if a.tool == sendMail && b.tool == sendMail && a.message == "" && a.topic == "" &&
+		if a.tool == tools.SendMail && b.tool == tools.SendMail && a.message == "" && a.topic == "" &&
 			len(b.emails) == 0 && b.pronoun != "" && b.message != "" {
 			a.message = b.message
 			clauses[i-1] = a
@@ -175,7 +177,7 @@ func readClause(text string, today time.Time) clause {
 	}
 	cl.names = dedupe(cl.names)
 	rest := strings.TrimLeft(text[v.end:], "-") // "dis-lui", "envoie-lui"
-	if v.tool == cancelMeeting {
+	if v.tool == tools.CancelMeeting {
 		rest = abRE.ReplaceAllString(rest, "") // "sag … ab"
 	}
 	cl.pronoun = strings.ToLower(firstWord(pronounRE, rest))
@@ -195,7 +197,7 @@ func readClause(text string, today time.Time) clause {
 // readContent reads what the clause is about (topic) or, for an email,
 // what it must say (message), from the text after the verb.
 func (cl *clause) readContent(v verb, rest string) {
-	if cl.tool == sendMail {
+	if cl.tool == tools.SendMail {
 		cl.message, cl.topic = cl.readMessage(v, rest)
 		if cl.message != "" || cl.topic != "" {
 			return

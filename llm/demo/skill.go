@@ -1,12 +1,9 @@
 package demo
 
-import "strings"
+import (
+	"strings"
 
-// The built-in tools the demo model knows how to use.
-const (
-	sendMail        = "send_mail"
-	scheduleMeeting = "schedule_meeting"
-	cancelMeeting   = "cancel_meeting"
+	"github.com/toolscope/toolscope/tools"
 )
 
 // skill is what the demo model learnt about one tool: toolscope's built-in
@@ -30,10 +27,10 @@ type skill struct {
 }
 
 var skills = map[string]skill{
-	sendMail: {ability: "send emails", example: "Send an email to john@example.com about tomorrow's standup"},
-	scheduleMeeting: {ability: "schedule meetings",
+	tools.SendMail: {ability: "send emails", example: "Send an email to john@example.com about tomorrow's standup"},
+	tools.ScheduleMeeting: {ability: "schedule meetings",
 		example: "Schedule a meeting with alice@example.com tomorrow at 10:00"},
-	cancelMeeting: {ability: "cancel meetings", example: "Cancel the standup meeting on Friday"},
+	tools.CancelMeeting: {ability: "cancel meetings", example: "Cancel the standup meeting on Friday"},
 
 	"add": arithmetic("What is 1.5 plus 2.25?", func(v []string) string { return v[0] + " plus " + v[1] }),
 	"subtract": arithmetic("What is 100 minus 58?",
