@@ -299,11 +299,13 @@ func (t text[T]) parse(s *Settings, v string) error {
 }
 func (t text[T]) json(s *Settings) any { return string(*t(s)) }
 func (t text[T]) decode(s *Settings, raw json.RawMessage) error {
-	var v string
-	if err := json.Unmarshal(raw, &v); err != nil {
+	// A pointer, since null would leave a string "" unnoticed: a request
+	// with "model": null would run the default model, not the server's.
+	var v *string
+	if err := json.Unmarshal(raw, &v); err != nil || v == nil {
 		return errors.New("must be a string")
 	}
-	*t(s) = T(v)
+	*t(s) = T(*v)
 	return nil
 }
 func (text[T]) keySuffix() string                 { return "" }
