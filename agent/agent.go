@@ -104,6 +104,10 @@ type Config struct {
 	// before every call it runs, and before the calls' responses go back
 	// (step mode; see [Agent.Stepping]); nil never pauses.
 	Stepper Stepper
+	// Settings are what the agent was built from, as a JSON object, for
+	// RunStarted to record: the agent does not read them, it passes them
+	// on, so that a rerun or a replay can start from the same settings.
+	Settings json.RawMessage
 }
 
 // Selector chooses the tools a run offers, for the request query and out
@@ -229,7 +233,7 @@ func (a *Agent) answer(ctx context.Context, conv *Conversation, message string, 
 	info := a.cfg.Backend.Info()
 	r := &run{agent: a, tools: o.tools, conv: conv, emit: emit, start: time.Now(), backend: info.Backend}
 	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: info, Message: message,
-		Tools: o.tools.Names(), Dialect: a.cfg.Dialect.String(), DialectMarks: a.cfg.Dialect.Describe()}})
+		Tools: o.tools.Names(), Dialect: a.cfg.Dialect.String(), DialectMarks: a.cfg.Dialect.Describe(), Settings: a.cfg.Settings}})
 	if o.selection != nil {
 		r.send(Event{Type: ToolsSelected, Selection: o.selection})
 	}

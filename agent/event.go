@@ -123,6 +123,9 @@ type RunInfo struct {
 	// DialectMarks is how the dialect's calls and thinking look in model
 	// text, for front ends to highlight.
 	DialectMarks streamparser.Description `json:"dialect_marks"`
+	// Settings are every value that shaped the run, as Config.Settings
+	// gave them: a JSON object, or nil when the agent was given none.
+	Settings json.RawMessage `json:"settings,omitempty"`
 }
 
 // Selection is a ToolsSelected event's payload: the retriever's choice

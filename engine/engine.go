@@ -2,8 +2,9 @@
 //
 // [Settings] holds every run setting; [Settings.Validate] reports every bad
 // one at once as a [*SettingError], which each front end words its own way
-// (a flag, a JSON field, a control on the page). A request changes a few
-// of them through [Overrides].
+// (a flag, a JSON field, a control on the page). [Settings.Apply] is the
+// one decoder of settings sent as JSON: each HTTP entrance, and a rerun
+// starting from a run's recorded [Settings.Values], goes through it.
 //
 // [Start] builds the [Engine] that a program keeps while it runs: it
 // settles the "auto" backend (and remembers why it fell back, as a
@@ -16,6 +17,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -247,6 +249,9 @@ func (e *Engine) MCPServers() []mcp.ServerInfo {
 // backend Start settled on. Its error joins *SettingError values when s
 // is not valid.
 func (e *Engine) Agent(s Settings) (*agent.Agent, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
 	return e.AgentWith(s, Toolset{})
 }
 
@@ -262,15 +267,17 @@ type Toolset struct {
 	NoBuiltin bool
 }
 
-// AgentWith is Agent with the tools of ts. A Caller tool whose schema does
-// not compile is an error that names it.
+// AgentWith is Agent with the tools of ts, for settings checked already:
+// the engine's own, or those [Settings.Apply] returned, which it does not
+// check again, so that a request's settings are checked once per run. A
+// Caller tool whose schema does not compile is an error that names it.
+//
+// The agent's runs record s in their RunStarted events, as [Settings.Values]
+// with defaults filled in and BackendAuto settled, and the sampling if any.
 func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 	s = s.withDefaults()
 	if s.Backend == BackendAuto {
 		s.Backend = e.settings.Backend
-	}
-	if err := s.Validate(); err != nil {
-		return nil, err
 	}
 	backend, err := e.backend(s)
 	if err != nil {
@@ -301,7 +308,23 @@ func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 		Dialect:     s.Dialect,
 		ReturnCalls: ts.Caller != nil,
 		Selector:    sel,
+		Settings:    s.record(),
 	}), nil
+}
+
+// KeySampling is the field of a run's recorded settings that holds its
+// sampling (llm.Sampling), when a request asked for one.
+const KeySampling = "sampling"
+
+// record is what a run's RunStarted says it ran with: its Values, and the
+// request's sampling when it has one.
+func (s Settings) record() json.RawMessage {
+	values := s.Values()
+	if s.Sampling != nil {
+		values = append(values, Value{Key: KeySampling, Value: s.Sampling})
+	}
+	raw, _ := json.Marshal(values) // strings, numbers, booleans and an llm.Sampling
+	return raw
 }
 
 // registry gathers the built-in tools and the MCP servers' current ones,

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -83,8 +84,9 @@ func TestAgentRunsTheSettings(t *testing.T) {
 	srv.Reply(ollamatest.Reply{Text: ">>>CALL_FUNCTION<<< {\"name\": \"cancel_meeting\", \"arguments\": {\"title\": \"standup\", \"date\": \"2026-12-01\"}}"},
 		ollamatest.Reply{Text: "Cancelled."})
 	e, _ := start(t, engine.Settings{Backend: engine.BackendDemo, OllamaHost: srv.Host()})
-	backend, dialect := engine.BackendOllama, streamparser.Marker
-	a, err := e.Agent(e.Settings().With(engine.Overrides{Backend: &backend, Dialect: &dialect}))
+	s := e.Settings()
+	s.Backend, s.Dialect = engine.BackendOllama, streamparser.Marker
+	a, err := e.Agent(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,5 +125,40 @@ func TestFallbackWordsItsCause(t *testing.T) {
 				t.Errorf("Problem %q, Fix %v; want %q, %v", f.Problem(), f.Fix(), c.problem, c.fix)
 			}
 		})
+	}
+}
+
+// TestRunsRecordTheirSettings: run_started carries every value that shaped
+// the run, after the defaults and BackendAuto were settled, the sampling
+// included, and never a secret.
+func TestRunsRecordTheirSettings(t *testing.T) {
+	e, _ := start(t, engine.Settings{Backend: engine.BackendAuto, OllamaHost: nettest.ClosedAddress(t), OpenAIAPIKey: "sk-secret"})
+	s := engine.Settings{Backend: engine.BackendAuto, OllamaHost: e.Settings().OllamaHost, OpenAIAPIKey: "sk-secret",
+		MaxRounds: 3, Dialect: streamparser.Pythonic, Sampling: &llm.Sampling{Temperature: new(0.5)}}
+	a, err := e.Agent(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded json.RawMessage
+	a.Run(t.Context(), &agent.Conversation{}, "Hi", func(ev agent.Event) {
+		if ev.Type == agent.RunStarted {
+			recorded = ev.Run.Settings
+		}
+	})
+	var got map[string]any
+	if err := json.Unmarshal(recorded, &got); err != nil {
+		t.Fatalf("settings %s: %v", recorded, err)
+	}
+	for key, want := range map[string]any{"backend": "demo", "model": engine.DefaultModel, "mode": "raw", "dialect": "pythonic",
+		"max_rounds": 3.0, "tool_timeout_ms": float64(agent.DefaultToolTimeout.Milliseconds()), "think": nil} {
+		if v, ok := got[key]; !ok || v != want {
+			t.Errorf("%s = %v, want %v", key, v, want)
+		}
+	}
+	if sampling, _ := got[engine.KeySampling].(map[string]any); sampling["temperature"] != 0.5 {
+		t.Errorf("sampling = %v, want temperature 0.5", got[engine.KeySampling])
+	}
+	if strings.Contains(string(recorded), "sk-secret") || strings.Contains(string(recorded), "api_key") {
+		t.Errorf("a secret is recorded: %s", recorded)
 	}
 }

@@ -151,25 +151,49 @@ func (f Field) IsBool() bool { _, ok := f.value.(optionalBool); return ok }
 // JSON is the setting's value in s as JSON carries it.
 func (f Field) JSON(s Settings) any { return f.value.json(&s) }
 
-// problem words what is wrong with the setting's value in s, "" when
+// Words are how an error writes a setting: as a flag does (tool_delay 3s),
+// or as JSON does (tool_delay_ms 3000), for errors about a JSON object.
+type words int
+
+const (
+	flagWords words = iota
+	jsonWords
+)
+
+// problem is what is wrong with the setting's value in s, nil when
 // nothing is.
-func (f Field) problem(s Settings) (value, problem string) {
-	value = f.written(s)
-	if f.Choices != nil && !slices.Contains(f.Choices, f.Text(s)) {
-		return value, "is unknown: use " + either(f.Choices)
+func (f Field) problem(s Settings, w words) *SettingError {
+	problem := ""
+	switch n, ok := f.value.number(&s); {
+	case f.Choices != nil && !slices.Contains(f.Choices, f.Text(s)):
+		problem = "is unknown: use " + either(f.Choices)
+	case ok && (n < f.Min || f.Max != 0 && n > f.Max):
+		problem = f.bounds(w)
+	case f.check != nil:
+		problem = f.check(s)
 	}
-	if n, ok := f.value.number(&s); ok && (n < f.Min || f.Max != 0 && n > f.Max) {
-		return value, f.bounds()
+	if problem == "" {
+		return nil
 	}
-	if f.check != nil {
-		return value, f.check(s)
+	return f.error(f.written(s, w), problem, w)
+}
+
+// error is a SettingError about the setting, named as w names it.
+func (f Field) error(value, problem string, w words) *SettingError {
+	e := &SettingError{Setting: f.Name, Value: value, Problem: problem}
+	if w == jsonWords {
+		e.Key = f.Key()
 	}
-	return value, ""
+	return e
 }
 
 // written is the value as a person would write it in an error: names
-// quoted, numbers and durations bare.
-func (f Field) written(s Settings) string {
+// quoted, numbers and durations bare; in JSON words, as JSON writes it.
+func (f Field) written(s Settings, w words) string {
+	if w == jsonWords {
+		raw, _ := json.Marshal(f.JSON(s)) // a string, a number, a bool or null
+		return string(raw)
+	}
 	text := f.Text(s)
 	if f.Kind == "name" || f.Kind == "address" || f.Kind == "URL" || f.Kind == "file" || f.Kind == "name|file" {
 		return strconv.Quote(text)
@@ -177,10 +201,15 @@ func (f Field) written(s Settings) string {
 	return text
 }
 
-// bounds words Min and Max.
-func (f Field) bounds() string {
+// bounds words Min and Max; a duration's in seconds, or in JSON words in
+// the milliseconds JSON carries.
+func (f Field) bounds(w words) string {
 	show := func(n int64) string {
-		if _, ok := f.value.(duration); ok && n != 0 {
+		_, isDuration := f.value.(duration)
+		switch {
+		case isDuration && w == jsonWords:
+			return strconv.FormatInt(time.Duration(n).Milliseconds(), 10)
+		case isDuration && n != 0:
 			return seconds(time.Duration(n))
 		}
 		return strconv.FormatInt(n, 10)
@@ -270,11 +299,13 @@ func (t text[T]) parse(s *Settings, v string) error {
 }
 func (t text[T]) json(s *Settings) any { return string(*t(s)) }
 func (t text[T]) decode(s *Settings, raw json.RawMessage) error {
-	var v string
-	if err := json.Unmarshal(raw, &v); err != nil {
+	// A pointer, since null would leave a string "" unnoticed: a request
+	// with "model": null would run the default model, not the server's.
+	var v *string
+	if err := json.Unmarshal(raw, &v); err != nil || v == nil {
 		return errors.New("must be a string")
 	}
-	*t(s) = T(v)
+	*t(s) = T(*v)
 	return nil
 }
 func (text[T]) keySuffix() string                 { return "" }
@@ -335,7 +366,7 @@ func (d duration) decode(s *Settings, raw json.RawMessage) error {
 	}
 	// Checked before it becomes a Duration, which would overflow.
 	if ms > int64(time.Duration(1<<63-1)/time.Millisecond) || ms < -int64(time.Duration(1<<63-1)/time.Millisecond) {
-		return errors.New("is out of range")
+		return errOutOfRange
 	}
 	*d(s) = time.Duration(ms) * time.Millisecond
 	return nil
@@ -400,6 +431,10 @@ func (b optionalBool) decode(s *Settings, raw json.RawMessage) error {
 func (optionalBool) keySuffix() string              { return "" }
 func (optionalBool) number(*Settings) (int64, bool) { return 0, false }
 
+// errOutOfRange is a number too large for its setting to hold: Apply
+// words it as the setting's bounds.
+var errOutOfRange = errors.New("is out of range")
+
 // decodeInt reads a whole JSON number into n.
 func decodeInt[N int | int64](raw json.RawMessage, n *N) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -443,7 +478,10 @@ const (
 // fields by Key, and checks the result as written. Keys that name no
 // setting are the caller's own, left alone. Every value that cannot be
 // read, that the scope may not set, or that Validate refuses is a
-// *SettingError, all joined; the settings returned are then s unchanged.
+// *SettingError in JSON's words (its Key, its value as JSON writes it, a
+// duration's bounds in milliseconds), all joined; the settings returned
+// are then s unchanged. It is the one check of a request's settings: an
+// agent built from them does not check them again.
 // The command line, each HTTP entrance and a rerun all take this one path.
 func (s Settings) Apply(values map[string]json.RawMessage, scope Scope) (Settings, error) {
 	out := s
@@ -455,13 +493,15 @@ func (s Settings) Apply(values map[string]json.RawMessage, scope Scope) (Setting
 		}
 		switch err := f.value.decode(&out, raw); {
 		case f.Secret || scope == ForRequest && !f.Request:
-			errs = append(errs, &SettingError{Setting: f.Name, Value: string(raw), Problem: "is the server's setting: a request cannot change it (start toolscope with --" + f.Flag() + ")"})
+			errs = append(errs, f.error(string(raw), "is the server's setting: a request cannot change it (start toolscope with --"+f.Flag()+")", jsonWords))
+		case errors.Is(err, errOutOfRange):
+			errs = append(errs, f.error(string(raw), f.bounds(jsonWords), jsonWords))
 		case err != nil:
-			errs = append(errs, &SettingError{Setting: f.Name, Value: string(raw), Problem: err.Error()})
+			errs = append(errs, f.error(string(raw), err.Error(), jsonWords))
 		}
 	}
 	if len(errs) == 0 {
-		errs = append(errs, out.ValidateAsWritten())
+		errs = out.problems(jsonWords)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return s, err

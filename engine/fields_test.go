@@ -71,8 +71,10 @@ func TestApplyAsARequest(t *testing.T) {
 		{"the server's", `{"ollama_host":"evil:1","embed_model":"x"}`, []string{`ollama_host "evil:1" is the server's setting`, "--ollama-host", `embed_model "x" is the server's`}},
 		{"a secret", `{"openai_api_key":"k"}`, []string{"openai_api_key"}},
 		{"wrong type", `{"max_rounds":"3"}`, []string{`max_rounds "3" must be a whole number`}},
-		{"out of range", `{"max_rounds":0,"tool_delay_ms":61000}`, []string{"max_rounds 0 must be from 1 to 50", "tool_delay 1m1s must be from 0 to 60s"}},
-		{"overflowing duration", `{"tool_delay_ms":99999999999999999}`, []string{"tool_delay 99999999999999999 is out of range"}},
+		{"null for a name", `{"model":null}`, []string{`model null must be a string`}},
+		{"out of range", `{"max_rounds":0,"tool_delay_ms":61000}`, []string{"max_rounds 0 must be from 1 to 50", "tool_delay_ms 61000 must be from 0 to 60000"}},
+		{"overflowing duration", `{"tool_delay_ms":99999999999999999}`, []string{"tool_delay_ms 99999999999999999 must be from 0 to 60000"}},
+		{"a value that breaks another setting", `{"backend":"demo","mode":"chat"}`, []string{`mode "chat" is not available`}},
 		{"unknown choice", `{"dialect":"klingon"}`, []string{`dialect "klingon" is unknown: use hermes`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

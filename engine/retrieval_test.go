@@ -71,18 +71,18 @@ func TestManyMCPToolsAreRetrieved(t *testing.T) {
 		t.Errorf("left_out_names: %d names, or get_forecast among them", len(sel.LeftOutNames))
 	}
 	k := 3
-	if sel := selected(t, e, s.With(engine.Overrides{ToolsTopK: &k}), "create an issue on GitHub"); sel == nil || len(sel.Tools) != k {
+	if sel := selected(t, e, withTopK(s, k), "create an issue on GitHub"); sel == nil || len(sel.Tools) != k {
 		t.Fatalf("k=3 selection = %+v", sel)
 	}
 	every := 0
-	if sel := selected(t, e, s.With(engine.Overrides{ToolsTopK: &every}), "weather forecast for Lisbon"); sel != nil {
+	if sel := selected(t, e, withTopK(s, every), "weather forecast for Lisbon"); sel != nil {
 		t.Fatalf("k=0 must offer every tool without choosing: %+v", sel)
 	}
 
 	retrievetest.AddTool(server, &retrievetest.Tool{ToolName: "launch_rocket", ToolDescription: "Launch a rocket to orbit.", InputSchema: []byte(`{"type":"object"}`)})
 	deadline := time.Now().Add(time.Minute)
 	for {
-		sel := selected(t, e, s.With(engine.Overrides{ToolsTopK: &k}), "launch the rocket")
+		sel := selected(t, e, withTopK(s, k), "launch the rocket")
 		if sel != nil && slices.Contains(sel.Names(), "launch_rocket") {
 			break
 		}
@@ -143,4 +143,9 @@ func TestOffer(t *testing.T) {
 	if sel == nil || sel.Retriever != retrieve.Lexical || sel.Fallback == nil || sel.Fallback.Do != "run 'ollama pull nomic-embed-text'" || sel.Names()[0] != "send_mail" {
 		t.Fatalf("fallback: %+v", sel)
 	}
+}
+
+func withTopK(s engine.Settings, k int) engine.Settings {
+	s.ToolsTopK = k
+	return s
 }

@@ -48,8 +48,7 @@ const (
 // MaxRounds, ToolTimeout) fall back to their defaults; ToolDelay and
 // DemoDelay mean no pause at zero. Defaults returns what the binary uses.
 //
-// A new setting is a field here, a line in Validate, and a flag in
-// cmd/toolscope; a field a request may change is also one in Overrides.
+// A new setting is a field here and a row in the table of fields.go.
 type Settings struct {
 	Backend    string // BackendOllama, BackendOpenAI, BackendDemo or BackendAuto
 	Model      string // the model; see DefaultModel
@@ -170,12 +169,20 @@ const (
 // SettingError is a setting whose value cannot be used.
 type SettingError struct {
 	Setting Setting
+	// Key is the JSON field at fault, when the error is about a JSON
+	// object (Settings.Apply): then Value is as JSON writes it and a
+	// duration's Problem counts milliseconds.
+	Key     string
 	Value   string // as a person would write it: names quoted, durations as "1m30s"
 	Problem string // e.g. "must be from 1 to 50"
 }
 
 func (e *SettingError) Error() string {
-	return string(e.Setting) + " " + e.Value + " " + e.Problem
+	name := string(e.Setting)
+	if e.Key != "" {
+		name = e.Key
+	}
+	return name + " " + e.Value + " " + e.Problem
 }
 
 // Choices are the values Validate accepts, for front ends to offer.
@@ -214,13 +221,18 @@ func (s Settings) Validate() error {
 // of range, not a wish for the default. It reads no file and asks no
 // server: Start loads what the settings name, once.
 func (s Settings) ValidateAsWritten() error {
+	return errors.Join(s.problems(flagWords)...)
+}
+
+// problems lists each setting that cannot be used, in w's words.
+func (s Settings) problems(w words) []error {
 	var errs []error
 	for _, f := range fields {
-		if value, problem := f.problem(s); problem != "" {
-			errs = append(errs, &SettingError{Setting: f.Name, Value: value, Problem: problem})
+		if e := f.problem(s, w); e != nil {
+			errs = append(errs, e)
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // checkTemplate reads BackendOpenAI's template file, which Validate does
@@ -244,41 +256,6 @@ func ParseDialect(name string) (streamparser.Dialect, error) {
 		return 0, &SettingError{Setting: SettingDialect, Value: strconv.Quote(name), Problem: "is unknown: use " + either(streamparser.DialectNames())}
 	}
 	return d, nil
-}
-
-// Overrides are the settings one request may change; nil fields keep
-// what the server started with.
-type Overrides struct {
-	Backend, Model *string
-	Mode           *llm.Mode
-	Dialect        *streamparser.Dialect
-	Think          *bool
-	MaxRounds      *int
-	ToolDelay      *time.Duration
-	ToolsTopK      *int
-	Retriever      *retrieve.Retriever
-}
-
-// With returns s with o's fields in place of its own.
-func (s Settings) With(o Overrides) Settings {
-	set(&s.Backend, o.Backend)
-	set(&s.Model, o.Model)
-	set(&s.Mode, o.Mode)
-	set(&s.Dialect, o.Dialect)
-	set(&s.MaxRounds, o.MaxRounds)
-	set(&s.ToolDelay, o.ToolDelay)
-	set(&s.ToolsTopK, o.ToolsTopK)
-	set(&s.Retriever, o.Retriever)
-	if o.Think != nil {
-		s.Think = o.Think
-	}
-	return s
-}
-
-func set[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
 }
 
 // either lists choices as a person would: "a, b or c".

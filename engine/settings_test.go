@@ -87,18 +87,3 @@ func TestParseDialectNamesTheSetting(t *testing.T) {
 		t.Fatalf("err = %#v", err)
 	}
 }
-
-func TestWithChangesOnlyWhatIsSet(t *testing.T) {
-	base := engine.Defaults()
-	base.OllamaHost = "example.com:1"
-	if got := base.With(engine.Overrides{}); !reflect.DeepEqual(got, base) {
-		t.Fatalf("empty overrides changed %+v into %+v", base, got)
-	}
-	model, mode, rounds, delay, off, dialect := "llama3.2", llm.ModeChat, 3, time.Duration(0), false, streamparser.Fenced
-	got := base.With(engine.Overrides{Model: &model, Mode: &mode, MaxRounds: &rounds, ToolDelay: &delay, Think: &off, Dialect: &dialect})
-	want := base
-	want.Model, want.Mode, want.MaxRounds, want.ToolDelay, want.Think, want.Dialect = model, mode, rounds, delay, &off, dialect
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("With = %+v, want %+v", got, want)
-	}
-}

@@ -47,7 +47,12 @@ type Header struct {
 	Format     int       `json:"format"`
 	ExportedAt time.Time `json:"exported_at"`
 	Run        Run       `json:"run"`
-	Settings   Settings  `json:"settings"`
+	// Settings are the run's settings as its run_started recorded them
+	// (agent.RunInfo.Settings): every value that shaped the run, by key,
+	// never a secret. A run from before runs kept their settings has
+	// none; a recording of toolscope 0.1 holds the few its events told
+	// (backend, model, mode, dialect, think, tools).
+	Settings json.RawMessage `json:"settings,omitempty"`
 	// Model is the model that answered, as its backend described it.
 	Model llm.Info `json:"model"`
 }
@@ -61,33 +66,14 @@ type Run struct {
 	StartedAt      time.Time `json:"started_at,omitzero"`
 }
 
-// Settings are the run's settings as far as its events tell them. Never
-// a secret: an API key stays out of the file.
-type Settings struct {
-	Backend string   `json:"backend"`
-	Model   string   `json:"model"`
-	Mode    llm.Mode `json:"mode"`
-	Dialect string   `json:"dialect"`
-	// Think is whether reasoning was asked for in the first round; nil
-	// when the run never reached one.
-	Think *bool    `json:"think,omitempty"`
-	Tools []string `json:"tools"`
-}
-
 // NewHeader describes a run for its recording: run as the caller knows
-// it, the settings and model from its events (run_started and the first
-// round_started).
+// it, the settings and model its run_started event recorded.
 func NewHeader(run Run, events []agent.Event) Header {
 	h := Header{Toolscope: buildinfo.Version(), Format: Format, ExportedAt: time.Now().UTC(), Run: run}
 	for _, e := range events {
-		switch {
-		case e.Type == agent.RunStarted && e.Run != nil:
-			h.Model = e.Run.Info
-			h.Settings.Backend, h.Settings.Model, h.Settings.Mode = e.Run.Backend, e.Run.Model, e.Run.Mode
-			h.Settings.Dialect, h.Settings.Tools = e.Run.Dialect, e.Run.Tools
-		case e.Type == agent.RoundStarted && e.Input != nil && h.Settings.Think == nil:
-			think := e.Input.Think
-			h.Settings.Think = &think
+		if e.Type == agent.RunStarted && e.Run != nil {
+			h.Model, h.Settings = e.Run.Info, e.Run.Settings
+			break
 		}
 	}
 	return h

@@ -16,9 +16,8 @@ import (
 )
 
 func TestWriteThenRead(t *testing.T) {
-	think := true
 	h := recording.Header{Toolscope: "v9.9.9", Format: recording.Format, Run: recording.Run{ID: "r-1", Message: "hi"},
-		Settings: recording.Settings{Backend: "demo", Dialect: "hermes", Think: &think}}
+		Settings: json.RawMessage(`{"backend":"demo","dialect":"hermes","think":true}`)}
 	events := []agent.Event{
 		{Seq: 1, Type: agent.RunStarted, Run: &agent.RunInfo{}},
 		{Seq: 2, Type: agent.Token, AtMS: 5, Round: 1, Text: "<tool_call>"},
@@ -36,7 +35,7 @@ func TestWriteThenRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gotH.Toolscope != "v9.9.9" || gotH.Run.ID != "r-1" || *gotH.Settings.Think != true || len(got) != 3 || got[1].Text != "<tool_call>" {
+	if gotH.Toolscope != "v9.9.9" || gotH.Run.ID != "r-1" || string(gotH.Settings) != string(h.Settings) || len(got) != 3 || got[1].Text != "<tool_call>" {
 		t.Fatalf("read %+v %+v", gotH, got)
 	}
 }
@@ -53,7 +52,7 @@ func TestOlderRecordingReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Toolscope != "0.1.0" || h.Model.Model != "toolscope-demo" || !h.Run.StartedAt.IsZero() {
+	if h.Toolscope != "0.1.0" || h.Model.Model != "toolscope-demo" || !h.Run.StartedAt.IsZero() || !strings.HasPrefix(string(h.Settings), `{"backend":"demo","model":"toolscope-demo"`) {
 		t.Errorf("header = %+v", h)
 	}
 	first, last := events[0], events[len(events)-1]

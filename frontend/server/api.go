@@ -17,119 +17,37 @@ import (
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/mcp"
-	"github.com/toolscope/toolscope/tools/retrieve"
 )
 
-// runRequest is the body of POST /api/runs. Only message is required;
-// the other fields override the server's settings for this run.
+// runRequest is the body of POST /api/runs besides its settings, which
+// are the keys of engine.Fields (see decodeRequest). Only message is
+// required; the settings change the server's for this run.
 type runRequest struct {
 	Message        string `json:"message"`
 	ConversationID string `json:"conversation_id"`
 	// AfterRun continues from the end of that run, whether the server
 	// keeps it or only its history does: the message follows up on it.
-	AfterRun    string `json:"after_run"`
-	Backend     string `json:"backend"`
-	Model       string `json:"model"`
-	Mode        string `json:"mode"`
-	Dialect     string `json:"dialect"`
-	MaxRounds   *int   `json:"max_rounds"`
-	ToolDelayMS *int   `json:"tool_delay_ms"`
-	Think       *bool  `json:"think"`
-	// ToolsTopK is how many tools the run offers, chosen for the
-	// message: 0 every tool, -1 automatic (see engine.ToolsTopKAuto).
-	ToolsTopK *int   `json:"tools_top_k"`
-	Retriever string `json:"retriever"`
+	AfterRun string `json:"after_run"`
 	// Step starts the run in step mode: it pauses until POST
 	// /api/runs/{id}/continue (see runs.Spec.Step).
 	Step bool `json:"step"`
 }
 
-// settings applies the request to base and checks the result, naming
-// each bad field as the request spells it.
-func (req *runRequest) settings(base engine.Settings) (engine.Settings, error) {
-	var problems []string
-	if strings.TrimSpace(req.Message) == "" {
-		problems = append(problems, `"message" is empty: say what the model should do`)
+// emptyMessage is the problem of a request that asks nothing, or none.
+func emptyMessage(field, message string) []string {
+	if strings.TrimSpace(message) == "" {
+		return []string{fmt.Sprintf("%q is empty: say what the model should do", field)}
 	}
-	o := engine.Overrides{Think: req.Think, ToolsTopK: req.ToolsTopK, MaxRounds: req.MaxRounds}
-	if req.Retriever != "" {
-		r := retrieve.Retriever(req.Retriever)
-		o.Retriever = &r
-	}
-	if req.Backend != "" {
-		o.Backend = &req.Backend
-	}
-	if req.Model != "" {
-		o.Model = &req.Model
-	}
-	if req.Mode != "" {
-		mode := llm.Mode(req.Mode)
-		o.Mode = &mode
-	}
-	var delayErr error
-	if ms := req.ToolDelayMS; ms != nil {
-		// Checked before it becomes a Duration, which would overflow.
-		if *ms < 0 || int64(*ms) > engine.MaxToolDelay.Milliseconds() {
-			delayErr = &engine.SettingError{Setting: engine.SettingToolDelay}
-		} else {
-			d := time.Duration(*ms) * time.Millisecond
-			o.ToolDelay = &d
-		}
-	}
-	var bad []error
-	if req.Dialect != "" {
-		d, err := engine.ParseDialect(req.Dialect)
-		o.Dialect = &d
-		bad = append(bad, err)
-	}
-	// base is the engine's, defaults filled in: a zero left now is one
-	// the request wrote.
-	s := base.With(o)
-	bad = append(bad, s.ValidateAsWritten(), delayErr)
-	for _, err := range bad {
-		problems = append(problems, req.word(err)...)
-	}
-	if len(problems) > 0 {
-		return s, errors.New(strings.Join(problems, "; "))
-	}
-	return s, nil
-}
-
-// word says what is wrong with each setting in err as the JSON API names
-// it: tool delays are in milliseconds there.
-func (req *runRequest) word(err error) []string {
-	var out []string
-	for _, e := range unjoin(err) {
-		var se *engine.SettingError
-		switch {
-		case !errors.As(e, &se):
-			out = append(out, e.Error())
-		case se.Setting == engine.SettingToolDelay && req.ToolDelayMS != nil:
-			out = append(out, fmt.Sprintf(`"tool_delay_ms" %d must be from 0 to %d`, *req.ToolDelayMS, engine.MaxToolDelay.Milliseconds()))
-		default:
-			out = append(out, fmt.Sprintf("%q %s %s", se.Setting, se.Value, se.Problem))
-		}
-	}
-	return out
-}
-
-// unjoin lists the errors errors.Join put together; none for nil.
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	if err == nil {
-		return nil
-	}
-	return []error{err}
+	return nil
 }
 
 func (s *Server) startRun(c *fiber.Ctx) error {
 	var req runRequest
-	if err := decodeStrict(c.Body(), &req, "run request", `{"message": "…"}`); err != nil {
+	values, err := decodeRequest(c.Body(), &req, "run request", `{"message": "…"}`, nil)
+	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	settings, err := req.settings(s.cfg.Engine.Settings())
+	settings, err := applySettings(s.cfg.Engine.Settings(), values, nil, emptyMessage("message", req.Message)...)
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}

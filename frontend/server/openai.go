@@ -115,8 +115,10 @@ func (s *Server) openAIModels(c *fiber.Ctx) error {
 
 func (s *Server) openAIModel(c *fiber.Ctx) error {
 	id := c.Params("model")
-	settings := s.cfg.Engine.Settings()
-	settings.Model = id
+	settings, err := applySettings(s.cfg.Engine.Settings(), modelSetting(id), nil)
+	if err != nil {
+		return badRequest("model", "%v", err)
+	}
 	if err := s.checkModel(c, settings); err != nil {
 		return err
 	}
@@ -144,9 +146,12 @@ func (s *Server) chatCompletions(c *fiber.Ctx) error {
 
 // startChat checks the request against the engine and starts its run.
 func (s *Server) startChat(c *fiber.Ctx, req *chatRequest) (*runs.Run, *completion, error) {
-	settings := s.cfg.Engine.Settings()
-	settings.Model = req.Model
-	settings.Sampling = req.sampling
+	// Of toolscope's settings, OpenAI's API names only the model.
+	settings, err := applySettings(s.cfg.Engine.Settings(), modelSetting(req.Model), nil)
+	if err != nil {
+		return nil, nil, badRequest("model", "%v", err)
+	}
+	settings.Sampling = req.sampling // check read it, in OpenAI's ranges
 	conv, asked, err := req.history(settings.Dialect)
 	if err != nil {
 		return nil, nil, err
@@ -164,6 +169,12 @@ func (s *Server) startChat(c *fiber.Ctx, req *chatRequest) (*runs.Run, *completi
 		oneCall: req.oneCall(), returnCalls: toolset.Caller != nil,
 		report: runReport{RunID: run.ID, Events: eventsPath(run.ID), ToolCalls: []ranCall{}}}
 	return run, comp, nil
+}
+
+// modelSetting is a model's name as a request's settings carry it.
+func modelSetting(model string) map[string]json.RawMessage {
+	name, _ := json.Marshal(model) // a string
+	return map[string]json.RawMessage{string(engine.SettingModel): name}
 }
 
 // instructions are what the prompt adds to the client's own for its

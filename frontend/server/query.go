@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -12,15 +11,11 @@ import (
 )
 
 // queryRequest is the body of POST /api/query, MCP_from_scratch's
-// endpoint: a request, and how many tools to offer for it.
+// endpoint, besides its settings: those of POST /api/runs, with
+// tools_top_k spelled "k" (querySpelling), how many tools to offer for
+// the query.
 type queryRequest struct {
 	Query string `json:"query"`
-	// K is how many tools the run offers, chosen for the query; absent
-	// keeps the server's --tools-top-k, 0 offers every tool.
-	K *int `json:"k"`
-	// Model is the model to ask, as in POST /api/runs; absent keeps the
-	// server's.
-	Model string `json:"model"`
 }
 
 // queryAnswer is what POST /api/query answers once the run has ended.
@@ -34,36 +29,16 @@ type queryAnswer struct {
 	RunID          string   `json:"run_id"`
 }
 
-// settings applies the request to base, naming each bad field as the
-// request spells it.
-func (req *queryRequest) settings(base engine.Settings) (engine.Settings, error) {
-	var problems []string
-	if strings.TrimSpace(req.Query) == "" {
-		problems = append(problems, `"query" is empty: say what the model should do`)
-	}
-	if req.K != nil && *req.K < 0 {
-		problems = append(problems, `"k" must be 0 (every tool) or a number of tools`)
-	}
-	o := engine.Overrides{ToolsTopK: req.K}
-	if req.Model != "" {
-		o.Model = &req.Model
-	}
-	s := base.With(o)
-	if len(problems) > 0 {
-		return s, errors.New(strings.Join(problems, "; "))
-	}
-	return s, nil
-}
-
 // query runs the loop to the end for one request and answers with what
 // happened. The run is kept and listed like any other, so the page can
 // show it.
 func (s *Server) query(c *fiber.Ctx) error {
 	var req queryRequest
-	if err := decodeStrict(c.Body(), &req, "query", `{"query": "…", "k": 5}`); err != nil {
+	values, err := decodeRequest(c.Body(), &req, "query", `{"query": "…", "k": 5}`, querySpelling)
+	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	settings, err := req.settings(s.cfg.Engine.Settings())
+	settings, err := applySettings(s.cfg.Engine.Settings(), values, querySpelling, emptyMessage("query", req.Query)...)
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}

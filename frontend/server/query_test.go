@@ -54,8 +54,8 @@ func TestQueryRefusesBadInput(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{``, "empty"},
 		{`{"query": ""}`, `"query" is empty`},
-		{`{"query": "hi", "k": -1}`, `"k" must be 0`},
-		{`{"query": "hi", "k": "two"}`, "not a valid query"},
+		{`{"query": "hi", "k": -2}`, `"k" -2 must be 0 (every tool), a number of tools, or -1 (auto)`},
+		{`{"query": "hi", "k": "two"}`, `"k" "two" must be a whole number`},
 		{`{"query": "hi", "top": 2}`, "top"},
 		{`[1]`, "not a valid query"},
 	} {

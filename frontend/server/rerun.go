@@ -1,9 +1,12 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -25,16 +28,16 @@ type rerunRequest struct {
 
 // rerunRun starts a new run from another's conversation as it stood
 // before one of its rounds. The new run answers that history as it
-// stands, without a new user turn, with the server's settings and the
-// request's overrides: a run's own settings are not kept, and the page
-// sends all of its Settings anyway.
+// stands, without a new user turn, with the settings of the run it
+// reruns and the request's in place of those it sends (rerunSettings).
 func (s *Server) rerunRun(c *fiber.Ctx) error {
 	old, err := s.lookupRun(c)
 	if err != nil {
 		return err
 	}
 	var req rerunRequest
-	if err := decodeStrict(c.Body(), &req, "rerun request", `{"round": 2}`); err != nil {
+	values, err := decodeRequest(c.Body(), &req, "rerun request", `{"round": 2}`, nil)
+	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
 	if req.Message != "" || req.ConversationID != "" || req.AfterRun != "" {
@@ -49,12 +52,12 @@ func (s *Server) rerunRun(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
 	// The original request names the run in lists, and tool retrieval
-	// chooses the tools for it; settings() wants one to check.
+	// chooses the tools for it.
 	req.Message = old.Message
 	if req.Message == "" {
 		req.Message = fmt.Sprintf("rerun of %s from round %d", old.ID, round)
 	}
-	settings, err := req.settings(s.cfg.Engine.Settings())
+	settings, err := s.rerunSettings(old, values)
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
@@ -66,6 +69,69 @@ func (s *Server) rerunRun(c *fiber.Ctx) error {
 	out := started(run)
 	out["message"], out["forked_from"] = run.Message, run.ForkedFrom
 	return writeJSON(c, fiber.StatusCreated, out)
+}
+
+// rerunSettings are old's settings as its run_started recorded them, with
+// the request's in their place where it sends them: a rerun asked for
+// nothing else runs as old ran. Of old's settings it takes those a
+// request may choose (its backend, model, dialect, rounds …) and its
+// sampling; the rest are the server's, which a rerun cannot bring from
+// another server, or from this one before a restart. A run recorded
+// before runs kept their settings has none: the server's stand in.
+func (s *Server) rerunSettings(old *runs.Run, request map[string]json.RawMessage) (engine.Settings, error) {
+	recorded := recordedSettings(old)
+	values := map[string]json.RawMessage{}
+	for _, f := range engine.Fields() {
+		if raw, ok := recorded[f.Key()]; ok && f.Request {
+			values[f.Key()] = raw
+		}
+	}
+	maps.Copy(values, request)
+	settings, err := s.cfg.Engine.Settings().Apply(values, engine.ForRequest)
+	if err != nil {
+		problems := spelling(nil).problems(err)
+		if !sentAll(err, request) {
+			problems = append(problems, fmt.Sprintf("a rerun starts from run %s's settings: send the ones to change", old.ID))
+		}
+		return settings, errors.New(strings.Join(problems, "; "))
+	}
+	if raw, ok := recorded[engine.KeySampling]; ok {
+		if err := json.Unmarshal(raw, &settings.Sampling); err != nil {
+			return settings, fmt.Errorf("run %s's recorded sampling cannot be read: %v", old.ID, err)
+		}
+	}
+	return settings, nil
+}
+
+// sentAll says whether every setting Settings.Apply's err is about is one
+// the request sent, not one the rerun run's record gave.
+func sentAll(err error, request map[string]json.RawMessage) bool {
+	for _, e := range unjoin(err) {
+		var se *engine.SettingError
+		if !errors.As(e, &se) {
+			continue
+		}
+		if _, sent := request[se.Key]; !sent {
+			return false
+		}
+	}
+	return true
+}
+
+// recordedSettings are the settings run r's run_started recorded, by
+// key; nil for a run recorded before runs kept them.
+func recordedSettings(r *runs.Run) map[string]json.RawMessage {
+	for _, e := range r.Snapshot().Events {
+		if e.Type != agent.RunStarted || e.Run == nil {
+			continue
+		}
+		var values map[string]json.RawMessage
+		if json.Unmarshal(e.Run.Settings, &values) != nil {
+			return nil // recorded before the field existed: empty
+		}
+		return values
+	}
+	return nil
 }
 
 // historyBefore is the conversation run r had before its round: that

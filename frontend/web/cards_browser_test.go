@@ -208,6 +208,11 @@ func TestCompareShowsEachRawOutput(t *testing.T) {
 		t.Errorf("round 1's raw outputs highlight %q (A, marker) and %q (B, hermes)", a.Marks, b.Marks)
 	}
 	contains(t, "A's raw output", a.Text, `>>>CALL_FUNCTION<<< {"name": "send_mail"`)
+	// The runs differ in their call format alone, as their settings say.
+	differ := eval[[]string](p, `[...document.querySelectorAll('#compare-dialog .compare-settings-list li')].map((li) => li.textContent)`)
+	if len(differ) != 1 || differ[0] != "dialect marker → hermes" {
+		t.Errorf("the settings that differ are listed as %q, want the dialect alone: marker → hermes", differ)
+	}
 	p.screenshot("compare-raw")
 }
 

@@ -62,7 +62,7 @@ export class Compare {
       body.firstChild.textContent = `Could not load the runs: ${err.message}`;
       return;
     }
-    body.replaceChildren(header(runs));
+    body.replaceChildren(header(runs), settingsDiff(runs));
     const last = Math.max(...runs.flatMap((r) => [...r.rounds.keys()]));
     const first = Math.min(...runs.map((r) => r.first));
     for (let n = first; n <= last; n++) body.append(compareRound(n, runs));
@@ -138,6 +138,32 @@ function header(runs) {
     row.append(side);
   });
   return row;
+}
+
+/**
+ * settingsDiff lists the settings the two runs ran with that differ, from
+ * each run's run_started settings: every value that shaped it, A's struck
+ * and B's added, as in the input diff.
+ */
+function settingsDiff(runs) {
+  const [a, b] = runs.map((r) => r.info?.settings);
+  const section = el('section', 'compare-settings');
+  if (!a || !b) {
+    section.append(el('p', 'hint', 'Settings: not recorded by a run from before runs kept them.'));
+    return section;
+  }
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+  const differ = keys.filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+  section.append(el('p', 'compare-label', differ.length ? `Settings that differ: ${differ.length} of ${keys.length}` : `Settings: all ${keys.length} the same`));
+  const show = (v) => (v === undefined ? 'unset' : v === null ? 'auto' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const list = el('ul', 'compare-settings-list');
+  for (const key of differ) {
+    const item = el('li');
+    item.append(el('code', '', key), ' ', el('span', 'diff-del', show(a[key])), ' → ', el('span', 'diff-add', show(b[key])));
+    list.append(item);
+  }
+  if (differ.length) section.append(list);
+  return section;
 }
 
 /** inputText is what a diff compares: the rendered prompts when both have one, else the message lists. */
