@@ -1,0 +1,128 @@
+package grade
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// schema is the part of a JSON Schema grading reads: the types, the
+// properties and which are required, an array's items.
+type schema struct {
+	Type       types              `json:"type"`
+	Properties map[string]*schema `json:"properties"`
+	Required   []string           `json:"required"`
+	// Items is kept raw: a schema of an older draft may give a list.
+	Items json.RawMessage `json:"items"`
+}
+
+// types is a schema's "type": one name or a list of them.
+type types []string
+
+func (t *types) UnmarshalJSON(b []byte) error {
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*t = types{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	*t = many
+	return nil
+}
+
+// schemas reads each tool's parameters schema; one that cannot be read
+// is left out, and its calls are checked against their expectation alone.
+func schemas(tools map[string]json.RawMessage) map[string]*schema {
+	out := make(map[string]*schema, len(tools))
+	for name, raw := range tools {
+		if s := readSchema(raw); s != nil {
+			out[name] = s
+		}
+	}
+	return out
+}
+
+func readSchema(raw json.RawMessage) *schema {
+	var s schema
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	return &s
+}
+
+// typeProblem says how value is not of the type param gives, "" when it
+// is, or when param gives none. As BFCL's type_checker: a value of the
+// same JSON type as the case's first expected literal passes too.
+func typeProblem(param *schema, value any, want Value) string {
+	if param == nil || len(param.Type) == 0 {
+		return ""
+	}
+	got := kind(value)
+	if !param.Type.accept(got) {
+		if expected, ok := want.firstLiteral(); ok && kind(expected) == got {
+			return ""
+		}
+		return fmt.Sprintf("want %s, got %s %s", strings.Join(param.Type, " or "), article(got), show(value))
+	}
+	items := readSchema(param.Items)
+	if array, ok := value.([]any); ok && items != nil {
+		for i, item := range array {
+			if problem := typeProblem(items, item, Value{}); problem != "" {
+				return fmt.Sprintf("item %d: %s", i+1, problem)
+			}
+		}
+	}
+	return ""
+}
+
+// accept says whether a value of JSON kind got is of one of the types. A
+// whole number is a number too (BFCL lets an int stand for a float), but
+// a number with a fraction is no integer, and a boolean is neither.
+func (t types) accept(got string) bool {
+	for _, name := range t {
+		if name == got || name == "number" && got == "integer" {
+			return true
+		}
+	}
+	return false
+}
+
+// kind names the JSON Schema type of a decoded JSON value; a number is an
+// integer when written without a fraction or an exponent.
+func kind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		if strings.ContainsAny(v.String(), ".eE") {
+			return "number"
+		}
+		return "integer"
+	case float64:
+		if v == float64(int64(v)) {
+			return "integer"
+		}
+		return "number"
+	case int:
+		return "integer"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func article(kind string) string {
+	if strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
+}
