@@ -186,15 +186,19 @@ func anyOrder(want []ExpectedCall, calls []made, tools map[string]*schema) ([]ma
 }
 
 // diagnose says why no call left passes w. The calls that pass another
-// expected call still to match are not w's: of the others, the first to
-// the same tool says what is wrong, else the first is a wrong tool; with
-// none, w was not called.
+// expected call still to match are not w's, unless there are more calls
+// than those (a call made twice): of the others, the first to the same
+// tool says what is wrong, else the first is a wrong tool; with none, w
+// was not called.
 func diagnose(w ExpectedCall, rest []ExpectedCall, left []made, tools map[string]*schema) *failure {
 	var candidates []made
 	for _, c := range left {
 		if !slices.ContainsFunc(rest, func(r ExpectedCall) bool { return checkCall(r, c, tools[r.Name]) == nil }) {
 			candidates = append(candidates, c)
 		}
+	}
+	if len(candidates) == 0 && len(left) > len(rest) {
+		candidates = left
 	}
 	if len(candidates) == 0 {
 		return fail(NoCall, "no call to %s as the case wants it: the model's other calls match the case's others", w.Name)

@@ -88,6 +88,15 @@ func TestGrade(t *testing.T) {
 		{"an array item of the wrong type", Expect{Calls: []ExpectedCall{{Name: "send_mail"}}},
 			Run{Calls: []Call{call("send_mail", `{"to": "a@b.c", "subject": "Hi", "cc": ["x@y.z", 7]}`)}, Tools: offered},
 			WrongType, `argument "cc": item 2: want string, got an integer 7`},
+		{"array items of the expected items' type (BFCL's nested variable rule)", Expect{Calls: []ExpectedCall{{Name: "sort", Args: map[string]Value{
+			"elements": {OneOf: []Pattern{{Literal: []any{"apple", "cherry"}}}}}}}},
+			Run{Calls: []Call{call("sort", `{"elements": ["apple", "cherry"]}`)}, Tools: map[string]json.RawMessage{
+				"sort": json.RawMessage(`{"type": "object", "properties": {"elements": {"type": "array", "items": {"type": "integer"}}}}`)}}, "", ""},
+		{"array items of neither type", Expect{Calls: []ExpectedCall{{Name: "sort", Args: map[string]Value{
+			"elements": {OneOf: []Pattern{{Literal: []any{"apple", "cherry"}}}}}}}},
+			Run{Calls: []Call{call("sort", `{"elements": ["apple", true]}`)}, Tools: map[string]json.RawMessage{
+				"sort": json.RawMessage(`{"type": "object", "properties": {"elements": {"type": "array", "items": {"type": "integer"}}}}`)}},
+			WrongType, `argument "elements": item 2: want integer, got a boolean true`},
 		{"null where null is allowed (BFCL's variable rule)", Expect{Calls: []ExpectedCall{mail(map[string]Value{
 			"to": {Any: true}, "subject": {Any: true}, "priority": {OneOf: []Pattern{{Literal: nil}}}})}},
 			Run{Calls: []Call{call("send_mail", `{"to": "a@b.c", "subject": "Hi", "priority": null}`)}, Tools: offered}, "", ""},
@@ -177,6 +186,7 @@ func TestGradeParallelCalls(t *testing.T) {
 		{"one city wrong", parallel, []Call{rome, oslo}, WrongValue, `call 2 weather: argument "city" is "Oslo"; the case wants "Paris"`},
 		{"one call of two", parallel, []Call{rome}, NoCall, "no call to weather"},
 		{"one call of two, in strict order", strict, []Call{paris}, NoCall, "the model made 1 calls; the case wants weather next"},
+		{"one city twice", parallel, []Call{rome, rome}, WrongValue, `call 1 weather: argument "city" is "Rome"; the case wants "Paris"`},
 		{"three calls for two", parallel, []Call{oslo, rome, paris}, ExtraCall, "call 1 weather is one more call"},
 	}
 	for _, c := range cases {

@@ -69,13 +69,42 @@ func typeProblem(param *schema, value any, want Value) string {
 	}
 	items := readSchema(param.Items)
 	if array, ok := value.([]any); ok && items != nil {
-		for i, item := range array {
-			if problem := typeProblem(items, item, Value{}); problem != "" {
-				return fmt.Sprintf("item %d: %s", i+1, problem)
-			}
-		}
+		return itemsProblem(items, array, want)
 	}
 	return ""
+}
+
+// itemsProblem checks an array's items against the schema's items type
+// as BFCL's nested type check does: the items pass when, for one of the
+// expected values, each is of the type or of that value's first item's
+// type (the variable rule, one level down); an expected value that is no
+// array lets them pass.
+func itemsProblem(items *schema, array []any, want Value) string {
+	first := ""
+	for i, alternative := range append([]Pattern{{Literal: []any(nil)}}, want.OneOf...) {
+		expected, isArray := alternative.Literal.([]any)
+		if i > 0 && (!isArray || alternative.Fields != nil || alternative.Elements != nil) {
+			return ""
+		}
+		var like Value
+		for _, e := range expected {
+			like.OneOf = append(like.OneOf, Pattern{Literal: e})
+		}
+		problem := ""
+		for n, item := range array {
+			if p := typeProblem(items, item, like); p != "" {
+				problem = fmt.Sprintf("item %d: %s", n+1, p)
+				break
+			}
+		}
+		if problem == "" {
+			return ""
+		}
+		if first == "" {
+			first = problem
+		}
+	}
+	return first
 }
 
 // accept says whether a value of JSON kind got is of one of the types. A
