@@ -78,25 +78,22 @@ func typeProblem(param *schema, value any, want Value) string {
 // as BFCL's nested type check does: the items pass when, for one of the
 // expected values, each is of the type or of that value's first item's
 // type (the variable rule, one level down); an expected value that is no
-// array lets them pass.
+// array lets them pass. With no expected value, each must be of the type.
 func itemsProblem(items *schema, array []any, want Value) string {
+	if len(want.OneOf) == 0 {
+		return itemProblem(items, array, Value{})
+	}
 	first := ""
-	for i, alternative := range append([]Pattern{{Literal: []any(nil)}}, want.OneOf...) {
+	for _, alternative := range want.OneOf {
 		expected, isArray := alternative.Literal.([]any)
-		if i > 0 && (!isArray || alternative.Fields != nil || alternative.Elements != nil) {
+		if !isArray || alternative.Fields != nil || alternative.Elements != nil {
 			return ""
 		}
 		var like Value
 		for _, e := range expected {
 			like.OneOf = append(like.OneOf, Pattern{Literal: e})
 		}
-		problem := ""
-		for n, item := range array {
-			if p := typeProblem(items, item, like); p != "" {
-				problem = fmt.Sprintf("item %d: %s", n+1, p)
-				break
-			}
-		}
+		problem := itemProblem(items, array, like)
 		if problem == "" {
 			return ""
 		}
@@ -105,6 +102,16 @@ func itemsProblem(items *schema, array []any, want Value) string {
 		}
 	}
 	return first
+}
+
+// itemProblem says how the first item not of the type is not.
+func itemProblem(items *schema, array []any, like Value) string {
+	for n, item := range array {
+		if p := typeProblem(items, item, like); p != "" {
+			return fmt.Sprintf("item %d: %s", n+1, p)
+		}
+	}
+	return ""
 }
 
 // accept says whether a value of JSON kind got is of one of the types. A
