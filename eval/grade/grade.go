@@ -13,22 +13,18 @@ import (
 // Result holds the first failure found, in the order the package doc
 // gives.
 func Grade(want Expect, run Run) Result {
-	made := readCalls(run.Calls)
-	f := finished(run)
-	if f == nil && made.parseError != nil {
-		f = made.parseError
+	calls, unreadable := readCalls(run.Calls)
+	checks := []func() *failure{
+		func() *failure { return finished(run) },
+		func() *failure { return unreadable },
+		func() *failure { return forbidden(want, calls) },
+		func() *failure { return callsMatch(want, calls, schemas(run.Tools), run.Finish) },
+		func() *failure { return answered(want, run) },
 	}
-	if f == nil {
-		f = forbidden(want, made.calls)
-	}
-	if f == nil {
-		f = callsMatch(want, made.calls, schemas(run.Tools), run.Finish)
-	}
-	if f == nil {
-		f = answered(want, run)
-	}
-	if f != nil {
-		return Result{Category: f.category, Message: f.message}
+	for _, check := range checks {
+		if f := check(); f != nil {
+			return Result{Category: f.category, Message: f.message}
+		}
 	}
 	return Result{Pass: true}
 }
@@ -52,14 +48,9 @@ type made struct {
 
 func (c made) String() string { return fmt.Sprintf("call %d %s", c.n, c.name) }
 
-type readOut struct {
-	calls      []made
-	parseError *failure // the first call that could not be read
-}
-
-// readCalls decodes each call's arguments, numbers kept as written.
-func readCalls(calls []Call) readOut {
-	var out readOut
+// readCalls decodes each call's arguments, numbers kept as written, and
+// says why the first call that cannot be read cannot.
+func readCalls(calls []Call) (read []made, unreadable *failure) {
 	for i, c := range calls {
 		n := i + 1
 		var problem string
@@ -76,14 +67,14 @@ func readCalls(calls []Call) readOut {
 			}
 		}
 		if problem != "" {
-			if out.parseError == nil {
-				out.parseError = fail(ParseError, "call %d%s: %s", n, prefixed(" ", c.Name), problem)
+			if unreadable == nil {
+				unreadable = fail(ParseError, "call %d%s: %s", n, prefixed(" ", c.Name), problem)
 			}
 			continue
 		}
-		out.calls = append(out.calls, made{n: n, name: c.Name, args: args})
+		read = append(read, made{n: n, name: c.Name, args: args})
 	}
-	return out
+	return read, unreadable
 }
 
 func prefixed(sep, s string) string {

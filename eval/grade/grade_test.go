@@ -235,3 +235,16 @@ func TestWilson(t *testing.T) {
 		}
 	}
 }
+
+func TestOnlyRunsThatFinishedAreGraded(t *testing.T) {
+	for _, c := range []Category{BackendError, Timeout, Cancelled} {
+		if c.Graded() {
+			t.Errorf("%s counts as a verdict on the model", c)
+		}
+	}
+	for _, c := range []Category{ParseError, NoCall, WrongValue, RoundLimit, WrongAnswer} {
+		if !c.Graded() {
+			t.Errorf("%s does not count as a verdict on the model", c)
+		}
+	}
+}

@@ -160,3 +160,18 @@ func TestMCPToolsAreCheckedWhenTheyRun(t *testing.T) {
 		t.Errorf("MCP = %+v", s.Cases[0].Tools.MCP)
 	}
 }
+
+func TestInlineToolsReturnTheirResult(t *testing.T) {
+	s, err := Load("testdata/stubs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	weather := s.Cases[3].Tools.Inline[0]
+	if got, err := weather.Call(t.Context(), json.RawMessage(`{"city": "Paris"}`)); err != nil || got != `{"temperature":18,"unit":"celsius"}` {
+		t.Errorf("Call = %s, %v", got, err)
+	}
+	weather.Result = nil
+	if got, _ := weather.Call(t.Context(), nil); got != `{"ok": true}` {
+		t.Errorf("without a result, Call = %s", got)
+	}
+}
