@@ -90,7 +90,8 @@ func (r *reader) suite(top *yaml.Node) *Suite {
 }
 
 func (r *reader) oneCase(n *yaml.Node, path string, all shared) Case {
-	c := Case{Line: n.Line, Settings: all.settings, Repeat: all.repeat, Tools: all.tools}
+	// Each case its own map of settings, for a runner that adds to it.
+	c := Case{Line: n.Line, Settings: merge(all.settings, nil), Repeat: all.repeat, Tools: all.tools}
 	f := r.fields(n, path, "id", "request", "messages", "settings", "repeat", "tools", "expect")
 	if f == nil {
 		return c
