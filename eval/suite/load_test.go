@@ -175,3 +175,11 @@ func TestInlineToolsReturnTheirResult(t *testing.T) {
 		t.Errorf("without a result, Call = %s", got)
 	}
 }
+
+func TestJSONIndentedWithTabsIsRefusedWhereItIsWrong(t *testing.T) {
+	json := "{\n\t\"tools\": {\"stubs\": [\"send_mail\"]},\n\t\"cases\": [\n\t\t{\"id\": \"a\", \"request\": \"x\",\n\t\t \"expect\": {\"no_call\": true, \"bogus\": 1}}\n\t]\n}\n"
+	_, err := Parse("s.json", []byte(json))
+	if err == nil || err.Error() != "s.json:5: cases[0].expect.bogus: unknown field: use calls, order, no_call, forbidden, answer_contains" {
+		t.Errorf("Parse = %v", err)
+	}
+}
