@@ -235,11 +235,10 @@ func checkArgument(w ExpectedCall, c made, tool *schema, name string) *failure {
 	expected, listed := w.Args[name]
 	var param *schema
 	if tool != nil {
-		p, ok := tool.Properties[name]
-		if !ok {
+		if !tool.takes(name) {
 			return fail(ExtraArgument, "%s: %q is not a parameter of %s", c, name, c.name)
 		}
-		param = p
+		param = tool.Properties[name]
 	}
 	if w.Args != nil && !listed {
 		return fail(ExtraArgument, "%s: the argument %q is not one the case expects", c, name)

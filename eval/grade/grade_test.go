@@ -69,6 +69,15 @@ func TestGrade(t *testing.T) {
 		{"an argument the schema lacks", Expect{Calls: []ExpectedCall{{Name: "send_mail"}}},
 			Run{Calls: []Call{call("send_mail", `{"to": "a@b.c", "subject": "Hi", "bcc": "x@y.z"}`)}, Tools: offered},
 			ExtraArgument, `"bcc" is not a parameter of send_mail`},
+		{"an argument an open schema takes", Expect{Calls: []ExpectedCall{{Name: "search"}}},
+			Run{Calls: []Call{call("search", `{"q": "x", "lang": "en"}`)}, Tools: map[string]json.RawMessage{
+				"search": json.RawMessage(`{"type": "object", "properties": {"q": {"type": "string"}}, "additionalProperties": {"type": "string"}}`)}}, "", ""},
+		{"an argument a schema without properties takes", Expect{Calls: []ExpectedCall{{Name: "search"}}},
+			Run{Calls: []Call{call("search", `{"q": "x"}`)}, Tools: map[string]json.RawMessage{"search": json.RawMessage(`{"type": "object"}`)}}, "", ""},
+		{"an argument a closed schema refuses", Expect{Calls: []ExpectedCall{{Name: "search"}}},
+			Run{Calls: []Call{call("search", `{"q": "x", "lang": "en"}`)}, Tools: map[string]json.RawMessage{
+				"search": json.RawMessage(`{"type": "object", "properties": {"q": {"type": "string"}}, "additionalProperties": false}`)}},
+			ExtraArgument, `"lang" is not a parameter of search`},
 		{"an argument the case does not expect", toJohn,
 			Run{Calls: []Call{call("send_mail", `{"to": "john@example.com", "subject": "Hi", "priority": 1}`)}, Tools: offered},
 			ExtraArgument, `"priority" is not one the case expects`},

@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -14,6 +15,22 @@ type schema struct {
 	Required   []string           `json:"required"`
 	// Items is kept raw: a schema of an older draft may give a list.
 	Items json.RawMessage `json:"items"`
+	// AdditionalProperties is kept raw: false, true or a schema.
+	AdditionalProperties json.RawMessage `json:"additionalProperties"`
+}
+
+// takes says whether an argument of that name is one of the schema's
+// parameters. As BFCL's checker, a name not among the properties is not,
+// unless the schema says other names are allowed (additionalProperties
+// true or a schema) or gives no properties at all.
+func (s *schema) takes(name string) bool {
+	if _, ok := s.Properties[name]; ok {
+		return true
+	}
+	if extra := string(bytes.TrimSpace(s.AdditionalProperties)); extra != "" {
+		return extra != "false"
+	}
+	return s.Properties == nil
 }
 
 // types is a schema's "type": one name or a list of them.

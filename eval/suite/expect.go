@@ -106,7 +106,7 @@ func (r *reader) call(n *yaml.Node, path string, offered Tools) grade.ExpectedCa
 }
 
 // matchers are the fields of an argument written as a mapping: one of
-// the first six says what the value may be, the last two how.
+// the first six says what the value may be, the last three how.
 var matchers = []string{"exact", "one_of", "regex", "number", "any", "fields", "tolerance", "optional", "normalize"}
 
 // value reads what an argument may be: a value written as itself (a

@@ -266,7 +266,10 @@ func (r *reader) tools(n *yaml.Node, path string) Tools {
 	if s := f["stubs"]; s != nil {
 		r.each(s, join(path, "stubs"), func(item *yaml.Node, path string) {
 			stub, ok := r.text(item, path)
-			if _, known := stubs[stub]; ok && !known {
+			if !ok {
+				return
+			}
+			if _, known := stubs[stub]; !known {
 				r.fail(item, path, "%q is not a stub tool: use %s", stub, strings.Join(slices.Sorted(maps.Keys(stubs)), ", "))
 				return
 			}
