@@ -19,6 +19,14 @@ type schema struct {
 	AdditionalProperties json.RawMessage `json:"additionalProperties"`
 }
 
+// IsParameter says whether a tool whose parameters schema is schema takes
+// an argument of that name, by the rule grading applies; true when the
+// schema cannot be read.
+func IsParameter(schema json.RawMessage, name string) bool {
+	s := readSchema(schema)
+	return s == nil || s.takes(name)
+}
+
 // takes says whether an argument of that name is one of the schema's
 // parameters. As BFCL's checker, a name not among the properties is not,
 // unless the schema says other names are allowed (additionalProperties

@@ -88,7 +88,7 @@ func (r *reader) call(n *yaml.Node, path string, offered Tools) grade.ExpectedCa
 	if args == nil {
 		return c
 	}
-	params := tools.PropertyOrder(offered.Schemas()[c.Name])
+	schema, known := offered.Schemas()[c.Name]
 	c.Args = map[string]grade.Value{}
 	if args.Kind != yaml.MappingNode {
 		r.fail(args, join(path, "args"), "must be a mapping of arguments by name, not %s", describe(args))
@@ -97,8 +97,8 @@ func (r *reader) call(n *yaml.Node, path string, offered Tools) grade.ExpectedCa
 	for i := 0; i+1 < len(args.Content); i += 2 {
 		key, value := args.Content[i], resolve(args.Content[i+1])
 		argPath := join(join(path, "args"), key.Value)
-		if ok && params != nil && !slices.Contains(params, key.Value) {
-			r.fail(key, argPath, "%s has no parameter %q: its parameters are %s", c.Name, key.Value, strings.Join(params, ", "))
+		if ok && known && !grade.IsParameter(schema, key.Value) {
+			r.fail(key, argPath, "%s has no parameter %q: its parameters are %s", c.Name, key.Value, strings.Join(tools.PropertyOrder(schema), ", "))
 		}
 		c.Args[key.Value] = r.value(value, argPath)
 	}

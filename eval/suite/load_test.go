@@ -151,6 +151,13 @@ func TestEveryProblemIsReported(t *testing.T) {
 	}
 }
 
+func TestArgumentsAnOpenSchemaTakesAreExpected(t *testing.T) {
+	open := strings.Replace(base, "  stubs: [send_mail]", "  inline: [{name: send_mail, parameters: {type: object, properties: {to: {type: string}}, additionalProperties: true}}]", 1)
+	if _, err := Parse("s.yaml", []byte(strings.Replace(open, "            to:", "            cc: x\n            to:", 1))); err != nil {
+		t.Errorf("an argument additionalProperties allows is refused: %v", err)
+	}
+}
+
 func TestMCPToolsAreCheckedWhenTheyRun(t *testing.T) {
 	s, err := Parse("s.yaml", []byte(strings.Replace(base, "stubs: [send_mail]", `mcp: ["toolscope mcp calculator"]`, 1)))
 	if err != nil {
