@@ -73,10 +73,17 @@ func ReadBFCL(questions, answers string) (*Suite, error) {
 		truth[a.value.ID] = a
 	}
 	s := &Suite{File: questions, Name: strings.TrimSuffix(filepath.Base(questions), filepath.Ext(questions))}
-	asked := map[string]bool{}
+	asked := map[string]int{}
 	var errs []error
+	if len(qs) == 0 {
+		errs = append(errs, &Error{File: questions, Line: 1, Field: "(file)", Problem: "holds no question"})
+	}
 	for _, q := range qs {
-		asked[q.value.ID] = true
+		if first, twice := asked[q.value.ID]; twice {
+			errs = append(errs, &Error{File: questions, Line: q.line, Field: "id", Problem: fmt.Sprintf("%q is the id of line %d too", q.value.ID, first)})
+			continue
+		}
+		asked[q.value.ID] = q.line
 		c, err := bfclCase(q, truth, questions, answers)
 		if err != nil {
 			errs = append(errs, err)
@@ -85,7 +92,7 @@ func ReadBFCL(questions, answers string) (*Suite, error) {
 		s.Cases = append(s.Cases, c)
 	}
 	for _, a := range as {
-		if !asked[a.value.ID] {
+		if _, ok := asked[a.value.ID]; !ok {
 			errs = append(errs, &Error{File: answers, Line: a.line, Field: "id", Problem: fmt.Sprintf("%q has no question in %s", a.value.ID, questions)})
 		}
 	}

@@ -146,6 +146,8 @@ func TestBFCLFilesOfAnotherShapeAreRefused(t *testing.T) {
 		{"a line that is not JSON", "\n" + question[:40], answer, "q.json:2: (line): unexpected EOF"},
 		{"a category not read", strings.Replace(question, "simple_python_0", "multi_turn_base_0", 1), answer, `q.json:1: id: "multi_turn_base_0" is not of a category toolscope reads`},
 		{"a type not BFCL's", strings.Replace(question, `"integer"`, `"String"`, 1), answer, `q.json:1: function[0]: parameters: base: type "String" is not one of BFCL's Python types`},
+		{"no question", "\n", answer, "q.json:1: (file): holds no question"},
+		{"one id twice", question + "\n" + question, answer, `q.json:2: id: "simple_python_0" is the id of line 1 too`},
 		{"no answer", question, strings.Replace(answer, "simple_python_0", "simple_python_1", 1), `q.json:1: id: "simple_python_0" has no possible answer`},
 		{"an answer without its question", question, answer + "\n" + strings.Replace(answer, "simple_python_0", "simple_python_9", 1), `a.json:2: id: "simple_python_9" has no question`},
 		{"a ground truth of two functions in one", question, strings.Replace(answer, `{"area": {"base": [10]}}`, `{"area": {"base": [10]}, "volume": {}}`, 1), "a.json:1: ground_truth: [0] must be an object of one key"},
