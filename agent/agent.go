@@ -26,8 +26,8 @@
 // [TextDelta], [ThinkingDelta] and tool-call events, then runs the parsed
 // calls ([ToolStarted], [ToolFinished]) and sends their [ToolResponse].
 // The Type names and Event's JSON are a stable interface: front ends and
-// scripts depend on them. [ConversationAfter] rebuilds a finished run's
-// conversation from its events alone.
+// scripts depend on them. Package transcript folds them into rounds and
+// calls, and rebuilds a finished run's conversation from them alone.
 //
 // # Guarantees
 //
@@ -257,6 +257,10 @@ var endings = map[Reason]string{
 	CutOff:    "(cut off: the reply reached the length limit)",
 }
 
+// EndingNote is the note that closes the assistant's turn of a run that
+// ended so (see endings); "" for a run that answered.
+func EndingNote(r Reason) string { return endings[r] }
+
 // stoppedByUser is what the model and the person read about calls that a
 // cancelled run stopped, or never ran.
 const stoppedByUser = "stopped by the user"
@@ -476,6 +480,14 @@ func (r *run) ollamaCall(round int, rep *reply, tc llm.ToolCall) {
 	c.Raw, text = trainedCall(tc.Name, args)
 	rep.addCall(c, text)
 	r.send(Event{Type: ToolCallParsed, Round: round, Call: c, ParsedBy: r.backend})
+}
+
+// TrainedCall writes a call in the format Qwen and Hermes models were
+// trained on, tags included: how a reply keeps a call that the model's
+// server parsed out of it.
+func TrainedCall(name string, args json.RawMessage) string {
+	_, text := trainedCall(name, args)
+	return text
 }
 
 // trainedCall writes a call in the format Qwen and Hermes models were
