@@ -88,22 +88,40 @@ type Round struct {
 	raw, thinking, text strings.Builder
 }
 
+// The accessors of a Round take a nil one, as [Transcript.Round] returns
+// for a round not started: it has no text and no calls.
+
 // Raw is the model's raw output so far, as the parser read it, tags
 // and calls included.
-func (r *Round) Raw() string { return r.raw.String() }
+func (r *Round) Raw() string {
+	if r == nil {
+		return ""
+	}
+	return r.raw.String()
+}
 
 // Thinking is the round's reasoning, whoever parsed it.
-func (r *Round) Thinking() string { return r.thinking.String() }
+func (r *Round) Thinking() string {
+	if r == nil {
+		return ""
+	}
+	return r.thinking.String()
+}
 
 // Text is the reply's text outside thinking and calls.
-func (r *Round) Text() string { return r.text.String() }
+func (r *Round) Text() string {
+	if r == nil {
+		return ""
+	}
+	return r.text.String()
+}
 
 // Replied says the reply has ended: the backend said why it stopped.
 func (r *Round) Replied() bool { return r.Stats != nil }
 
 // Call returns the round's call of the given index, nil if none opened.
 func (r *Round) Call(index int) *Call {
-	if index < 0 || index >= len(r.Calls) {
+	if r == nil || index < 0 || index >= len(r.Calls) {
 		return nil
 	}
 	return r.Calls[index]
