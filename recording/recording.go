@@ -32,6 +32,7 @@ import (
 	"github.com/toolscope/toolscope/internal/buildinfo"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/transcript"
 )
 
 // Format is the version of the file layout that this toolscope writes and
@@ -79,16 +80,15 @@ type Settings struct {
 // round_started).
 func NewHeader(run Run, events []agent.Event) Header {
 	h := Header{Toolscope: buildinfo.Version(), Format: Format, ExportedAt: time.Now().UTC(), Run: run}
-	for _, e := range events {
-		switch {
-		case e.Type == agent.RunStarted && e.Run != nil:
-			h.Model = e.Run.Info
-			h.Settings.Backend, h.Settings.Model, h.Settings.Mode = e.Run.Backend, e.Run.Model, e.Run.Mode
-			h.Settings.Dialect, h.Settings.Tools = e.Run.Dialect, e.Run.Tools
-		case e.Type == agent.RoundStarted && e.Input != nil && h.Settings.Think == nil:
-			think := e.Input.Think
-			h.Settings.Think = &think
-		}
+	t := transcript.Fold(events)
+	if r := t.Run; r != nil {
+		h.Model = r.Info
+		h.Settings.Backend, h.Settings.Model, h.Settings.Mode = r.Backend, r.Model, r.Mode
+		h.Settings.Dialect, h.Settings.Tools = r.Dialect, r.Tools
+	}
+	if first := t.Round(1); first != nil && first.Input != nil {
+		think := first.Input.Think
+		h.Settings.Think = &think
 	}
 	return h
 }
