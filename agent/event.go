@@ -58,18 +58,6 @@ const Paused Type = "paused"
 // Round, Change; StartsInThinking anew for an edited input.
 const Edited Type = "edited"
 
-// Region is where in a reply the parser read a Token event's text. A
-// chunk whose bytes stand in several regions comes as one Token event per
-// region, so a front end tints each as it is, with no parser of its own.
-type Region string
-
-// The regions of a reply.
-const (
-	InText     Region = "text"
-	InThinking Region = "think"
-	InCall     Region = "call"
-)
-
 // Reason is how a run finished, in RunFinished events and Result. Like
 // Type, its values are a stable interface.
 type Reason string
@@ -97,9 +85,11 @@ type Event struct {
 	Pending string `json:"pending,omitempty"`
 	// Region is where a Token event's Text stands as the parser read it:
 	// "text", "think" (thinking, its tags included) or "call" (a call,
-	// its markers included). See [Region].
-	Region   Region `json:"region,omitempty"`
-	ParsedBy string `json:"parsed_by,omitempty"` // the backend ("ollama", "openai") when its server, not toolscope, parsed it
+	// its markers included). A chunk that stands in several regions comes
+	// as one Token event per region, so a front end tints each as it is
+	// with no parser of its own.
+	Region   streamparser.Region `json:"region,omitempty"`
+	ParsedBy string              `json:"parsed_by,omitempty"` // the backend ("ollama", "openai") when its server, not toolscope, parsed it
 
 	Run   *RunInfo    `json:"run,omitempty"`
 	Input *llm.Input  `json:"input,omitempty"`

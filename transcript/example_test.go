@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/transcript"
 )
 
@@ -15,7 +16,7 @@ func Example() {
 	events := []agent.Event{
 		{Type: agent.RunStarted, Run: &agent.RunInfo{Tools: []string{"get_weather"}, Dialect: "hermes"}},
 		{Type: agent.RoundStarted, Round: 1, Input: &llm.Input{}},
-		{Type: agent.Token, Round: 1, Text: "Checking.", Region: agent.InText},
+		{Type: agent.Token, Round: 1, Text: "Checking.", Region: streamparser.TextRegion},
 		{Type: agent.TextDelta, Round: 1, Text: "Checking."},
 		{Type: agent.ToolCallOpened, Round: 1, Call: &agent.Call{Index: 0}},
 		{Type: agent.ToolCallParsed, Round: 1, Call: call},
