@@ -363,6 +363,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 
 	parser := streamparser.New(r.parsing(inThinking))
 	onEvent := func(pe streamparser.Event) { r.parsed(round, rep, pe) }
+	unread := "" // the reply's bytes the parser holds back
 	sent := time.Now()
 	var firstToken time.Duration
 	stats, err := cfg.Backend.Stream(ctx, in, func(c llm.Chunk) error {
@@ -375,7 +376,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		}
 		if c.Content != "" {
 			parser.Feed(c.Content, onEvent)
-			r.send(Event{Type: Token, Round: round, Text: c.Content, Pending: parser.Pending()})
+			unread = r.tokens(round, unread+c.Content, parser)
 		}
 		for _, tc := range c.ToolCalls {
 			r.ollamaCall(round, rep, tc)
@@ -384,8 +385,27 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 	})
 	rep.cut = cutBy(ctx, err, stats)
 	parser.Flush(onEvent)
+	r.tokens(round, unread, parser)
 	r.send(Event{Type: RoundFinished, Round: round, Stats: roundStats(stats, firstToken)})
 	return rep, err
+}
+
+// tokens sends what the parser has just read of text (the bytes it held
+// back, then the chunk it was fed) as Token events, one per region it
+// read them in, each with what it holds back now; it returns the bytes
+// still held. A chunk held back whole is one Token event with no text,
+// so that a screen shows it as pending at once.
+func (r *run) tokens(round int, text string, p *streamparser.Parser) string {
+	pending := p.Pending()
+	spans := p.Read()
+	if len(spans) == 0 && pending != "" {
+		r.send(Event{Type: Token, Round: round, Pending: pending})
+	}
+	for _, s := range spans {
+		r.send(Event{Type: Token, Round: round, Text: text[:s.Len], Region: s.Region, Pending: pending})
+		text = text[s.Len:]
+	}
+	return text
 }
 
 // cutBy says what ended a reply before the model did: the caller's stop,
