@@ -394,12 +394,13 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 // back, then the chunk it was fed) as Token events, one per region it
 // read them in, each with what it holds back now; it returns the bytes
 // still held. A chunk held back whole is one Token event with no text,
-// so that a screen shows it as pending at once.
+// in the region the parser reads in, so that a screen shows it as
+// pending at once.
 func (r *run) tokens(round int, text string, p *streamparser.Parser) string {
 	pending := p.Pending()
 	spans := p.Read()
 	if len(spans) == 0 && pending != "" {
-		r.send(Event{Type: Token, Round: round, Pending: pending})
+		r.send(Event{Type: Token, Round: round, Region: p.Region(), Pending: pending})
 	}
 	for _, s := range spans {
 		r.send(Event{Type: Token, Round: round, Text: text[:s.Len], Region: s.Region, Pending: pending})

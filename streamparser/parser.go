@@ -271,6 +271,10 @@ func (p *Parser) Pending() string {
 // good until its next Feed, Flush or Reset.
 func (p *Parser) Read() []Span { return p.read }
 
+// Region returns the region the parser reads in now: where the next byte
+// stands, unless it starts a tag that changes it.
+func (p *Parser) Region() Region { return p.mode.region() }
+
 // note records that n bytes were read in region r.
 func (p *Parser) note(r Region, n int) {
 	switch last := len(p.read) - 1; {
@@ -670,7 +674,7 @@ func (p *Parser) enter(tag string, emit func(Event)) {
 		p.mode = inThinking
 		emit(Event{Kind: ThinkingOpen})
 	case tag == thinkClose:
-		p.note(ThinkRegion, len(tag))
+		p.note(p.mode.region(), len(tag)) // a stray one, in text, is text
 		p.mode, p.thoughtCall = inText, ""
 		emit(Event{Kind: ThinkingClose})
 	case p.mode == inThinking:

@@ -138,3 +138,18 @@ func TestReadMergesSpans(t *testing.T) {
 		t.Errorf("Read() = %v, want %v", got, want)
 	}
 }
+
+// Region is where the parser reads now: what a chunk held back whole
+// would stand in.
+func TestRegion(t *testing.T) {
+	p := New(Options{InThinking: true})
+	for _, step := range []struct {
+		chunk string
+		want  Region
+	}{{"hm", ThinkRegion}, {"</think>ok <tool", TextRegion}, {"_call>{", CallRegion}, {"}</tool_call>", TextRegion}} {
+		p.Feed(step.chunk, func(Event) {})
+		if got := p.Region(); got != step.want {
+			t.Errorf("after %q: Region() = %q, want %q", step.chunk, got, step.want)
+		}
+	}
+}
