@@ -8,10 +8,11 @@
 //
 // # Folding
 //
-// [New] makes an empty Transcript and [Transcript.Add] folds one event in,
-// in the order the run sent them, so a renderer can read the run so far
-// after each event; [Fold] folds a whole run at once. A Transcript keeps no
-// event: it keeps what they say, typed.
+// [New] makes an empty Transcript (so does its zero value) and
+// [Transcript.Add] folds one event in, in the order the run sent them, so
+// a renderer can read the run so far after each event; [Fold] folds a
+// whole run at once. A Transcript keeps no event: it keeps what they say,
+// typed. It is not safe for concurrent use.
 //
 //	t := transcript.New()
 //	for e := range run.Events(ctx, 0) {
@@ -29,8 +30,8 @@
 // backend's counters. A [Call] has the state the parser left it in
 // ([Parsed], [Invalid], [Cut], or [Open] while it is written), the
 // arguments it ran with (after an edit at a pause, [Call.RanWith]), and
-// its result or error. [Transcript.Finish] is how the run ended, nil until
-// it has.
+// its result or error. [Transcript.Failure] is the last error the run
+// reported, and [Transcript.Finish] how it ended, nil until it has.
 //
 // # Conversations
 //
@@ -150,8 +151,6 @@ type Call struct {
 	Raw       string
 	Reason    string
 	ParsedBy  string
-	// Written is the text inside the call's tags as it streamed.
-	Written string
 	// Ran says the tool was started; RanWith holds the arguments it ran
 	// with, which an edit at the call's pause may have changed.
 	Ran     bool
@@ -316,8 +315,6 @@ func (r *Round) callEvent(e agent.Event) {
 	switch e.Type {
 	case agent.ToolCallOpened:
 		c.State, c.ParsedBy = Open, e.Call.ParsedBy
-	case agent.ToolCallDelta:
-		c.Written += e.Text
 	case agent.ToolCallParsed:
 		c.described(e.Call, Parsed)
 	case agent.ToolCallInvalid:
