@@ -26,8 +26,8 @@
 // [TextDelta], [ThinkingDelta] and tool-call events, then runs the parsed
 // calls ([ToolStarted], [ToolFinished]) and sends their [ToolResponse].
 // The Type names and Event's JSON are a stable interface: front ends and
-// scripts depend on them. [ConversationAfter] rebuilds a finished run's
-// conversation from its events alone.
+// scripts depend on them. Package transcript folds them into rounds and
+// calls, and rebuilds a finished run's conversation from them alone.
 //
 // # Guarantees
 //
@@ -261,6 +261,10 @@ var endings = map[Reason]string{
 	CutOff:    "(cut off: the reply reached the length limit)",
 }
 
+// EndingNote is the note that closes the assistant's turn of a run that
+// ended so (see endings); "" for a run that answered.
+func EndingNote(r Reason) string { return endings[r] }
+
 // stoppedByUser is what the model and the person read about calls that a
 // cancelled run stopped, or never ran.
 const stoppedByUser = "stopped by the user"
@@ -366,6 +370,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		return rep, err
 	}
 	onEvent := func(pe streamparser.Event) { r.parsed(round, rep, pe) }
+	unread := "" // the reply's bytes the parser holds back
 	sent := time.Now()
 	var firstToken time.Duration
 	stats, err := cfg.Backend.Stream(ctx, in, func(c llm.Chunk) error {
@@ -378,7 +383,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		}
 		if c.Content != "" {
 			parser.Feed(c.Content, onEvent)
-			r.send(Event{Type: Token, Round: round, Text: c.Content, Pending: parser.Pending()})
+			unread = r.tokens(round, unread+c.Content, parser)
 		}
 		for _, tc := range c.ToolCalls {
 			r.ollamaCall(round, rep, tc)
@@ -387,8 +392,28 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 	})
 	rep.cut = cutBy(ctx, err, stats)
 	parser.Flush(onEvent)
+	r.tokens(round, unread, parser)
 	r.send(Event{Type: RoundFinished, Round: round, Stats: roundStats(stats, firstToken)})
 	return rep, err
+}
+
+// tokens sends what the parser has just read of text (the bytes it held
+// back, then the chunk it was fed) as Token events, one per region it
+// read them in, each with what it holds back now; it returns the bytes
+// still held. A chunk held back whole is one Token event with no text,
+// in the region the parser reads in, so that a screen shows it as
+// pending at once.
+func (r *run) tokens(round int, text string, p *streamparser.Parser) string {
+	pending := p.Pending()
+	spans := p.Read()
+	if len(spans) == 0 && pending != "" {
+		r.send(Event{Type: Token, Round: round, Region: p.Region(), Pending: pending})
+	}
+	for _, s := range spans {
+		r.send(Event{Type: Token, Round: round, Text: text[:s.Len], Region: s.Region, Pending: pending})
+		text = text[s.Len:]
+	}
+	return text
 }
 
 // cutBy says what ended a reply before the model did: the caller's stop,
@@ -483,6 +508,14 @@ func (r *run) ollamaCall(round int, rep *reply, tc llm.ToolCall) {
 	c.Raw, text = trainedCall(tc.Name, args)
 	rep.addCall(c, text)
 	r.send(Event{Type: ToolCallParsed, Round: round, Call: c, ParsedBy: r.backend})
+}
+
+// TrainedCall writes a call in the format Qwen and Hermes models were
+// trained on, tags included: how a reply keeps a call that the model's
+// server parsed out of it.
+func TrainedCall(name string, args json.RawMessage) string {
+	_, text := trainedCall(name, args)
+	return text
 }
 
 // trainedCall writes a call in the format Qwen and Hermes models were

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -834,5 +835,55 @@ func TestCallInThinkingIsReported(t *testing.T) {
 		if want == 1 && (noted[0].Text != "<tool_call>" || noted[0].Round != 1) {
 			t.Errorf("tool_call_in_thinking = %+v, want the marker in round 1", noted[0])
 		}
+	}
+}
+
+// Token events say where their text stands as the parser read it, one
+// region each, so that a front end tints raw output without a parser of
+// its own; a chunk the parser holds back whole comes as pending alone.
+func TestTokensSayTheirRegion(t *testing.T) {
+	f := newFixture(t, llm.ModeRaw, nil)
+	parts := []struct {
+		region streamparser.Region
+		text   string
+	}{
+		{streamparser.TextRegion, "Ça va. "},
+		{streamparser.ThinkRegion, "<think>plan 🙂</think>"},
+		{streamparser.TextRegion, "\n"},
+		{streamparser.CallRegion, sendMailCall("a@b.co")},
+	}
+	var reply strings.Builder
+	for _, p := range parts {
+		reply.WriteString(p.text)
+	}
+	runes := func(s string) []string { return strings.Split(s, "") } // one chunk a character
+	f.server.Reply(ollamatest.Reply{Text: reply.String(), Split: runes}, ollamatest.Reply{Text: "Sent."})
+	_, events := f.run(context.Background(), &agent.Conversation{}, "mail a@b.co")
+
+	var got []string
+	heldWhole := false
+	for _, e := range ofType(events, agent.Token) {
+		if e.Round != 1 {
+			continue
+		}
+		if e.Text == "" {
+			heldWhole = heldWhole || e.Pending == "<" && e.Region == streamparser.TextRegion
+			continue
+		}
+		if n := len(got); n > 0 && strings.HasPrefix(got[n-1], string(e.Region)+":") {
+			got[n-1] += e.Text
+		} else {
+			got = append(got, string(e.Region)+":"+e.Text)
+		}
+	}
+	var want []string
+	for _, p := range parts {
+		want = append(want, string(p.region)+":"+p.text)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("round 1's tokens by region:\n got %q\nwant %q", got, want)
+	}
+	if !heldWhole {
+		t.Error("no token event shows the \"<\" of a tag held back alone")
 	}
 }

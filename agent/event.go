@@ -17,7 +17,7 @@ type Type string
 const (
 	RunStarted      Type = "run_started"       // Run
 	RoundStarted    Type = "round_started"     // Round, Input: exactly what the model is given; StartsInThinking
-	Token           Type = "token"             // Round, Text: raw model output as it arrived; Pending: what the parser holds back
+	Token           Type = "token"             // Round, Text: raw model output as the parser read it, in one Region; Pending: what it holds back
 	ThinkingDelta   Type = "thinking_delta"    // Round, Text, ParsedBy
 	TextDelta       Type = "text_delta"        // Round, Text
 	ToolCallOpened  Type = "tool_call_opened"  // Round, Call.Index
@@ -80,8 +80,16 @@ type Event struct {
 	Round int    `json:"round,omitempty"`
 	Text  string `json:"text,omitempty"`
 
-	Pending  string `json:"pending,omitempty"`
-	ParsedBy string `json:"parsed_by,omitempty"` // the backend ("ollama", "openai") when its server, not toolscope, parsed it
+	// Pending is what the parser holds back after a Token event's chunk:
+	// the start of a tag, say, until the next chunk says whether it is one.
+	Pending string `json:"pending,omitempty"`
+	// Region is where a Token event's Text stands as the parser read it:
+	// "text", "think" (thinking, its tags included) or "call" (a call,
+	// its markers included). A chunk that stands in several regions comes
+	// as one Token event per region, so a front end tints each as it is
+	// with no parser of its own.
+	Region   streamparser.Region `json:"region,omitempty"`
+	ParsedBy string              `json:"parsed_by,omitempty"` // the backend ("ollama", "openai") when its server, not toolscope, parsed it
 
 	Run   *RunInfo    `json:"run,omitempty"`
 	Input *llm.Input  `json:"input,omitempty"`

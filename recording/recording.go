@@ -32,6 +32,7 @@ import (
 	"github.com/toolscope/toolscope/internal/buildinfo"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/transcript"
 )
 
 // Format is the version of the file layout that this toolscope writes and
@@ -70,11 +71,8 @@ type Run struct {
 // it, the settings and model its run_started event recorded.
 func NewHeader(run Run, events []agent.Event) Header {
 	h := Header{Toolscope: buildinfo.Version(), Format: Format, ExportedAt: time.Now().UTC(), Run: run}
-	for _, e := range events {
-		if e.Type == agent.RunStarted && e.Run != nil {
-			h.Model, h.Settings = e.Run.Info, e.Run.Settings
-			break
-		}
+	if r := transcript.Fold(events).Run; r != nil {
+		h.Model, h.Settings = r.Info, r.Settings
 	}
 	return h
 }

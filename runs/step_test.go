@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/transcript"
 )
 
 // startPaused starts a run in step mode and returns it once it waits at
@@ -124,7 +125,7 @@ func TestContinueARunThatIsOver(t *testing.T) {
 }
 
 // A run stopped at a pause that timed out leaves a conversation that a
-// follow-up from its events (agent.ConversationAfter, as after_run and the
+// follow-up from its events (transcript.Conversation, as after_run and the
 // history rebuild it) must read as the run left it.
 func TestAPauseTimedOutAtACallLeavesItsConversationInItsEvents(t *testing.T) {
 	h := NewHub(10, Limits{MaxLive: 1, PauseTimeout: time.Second})
@@ -149,7 +150,7 @@ func TestAPauseTimedOutAtACallLeavesItsConversationInItsEvents(t *testing.T) {
 	if stop := events[len(events)-2]; stop.Type != agent.Error || !strings.Contains(stop.Error, "nobody continued it") {
 		t.Errorf("the event before the end = %+v; want the error saying why the run was stopped", stop)
 	}
-	got, err := agent.ConversationAfter(events)
+	got, err := transcript.Conversation(events)
 	if err != nil {
 		t.Fatal(err)
 	}

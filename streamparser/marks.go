@@ -2,13 +2,15 @@ package streamparser
 
 import "strings"
 
-// Region is a part of a reply that a screen can tint.
+// Region is a part of a reply that a screen can tint. [Parser.Read] says
+// which region each byte it reads stands in.
 type Region string
 
-// The regions of a reply besides its text.
+// The regions of a reply.
 const (
-	ThinkRegion Region = "think" // between <think> and </think>
-	CallRegion  Region = "call"  // a tool call, from its marker on
+	TextRegion  Region = "text"  // reply text, outside thinking and calls
+	ThinkRegion Region = "think" // thinking, its <think> and </think> tags included
+	CallRegion  Region = "call"  // a tool call, from its marker on, and the separators joining it to the call before
 )
 
 // Description is what a front end needs to know of a dialect to show

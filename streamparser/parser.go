@@ -18,8 +18,11 @@
 // [Event] values whose [Kind] says what they are: [Text], [Thinking], the
 // thinking tags, and for each call [CallOpen], [CallDelta] while it is
 // written, then [CallParsed] or [CallInvalid] with the whole [Call].
-// [Parser.Pending] is what is held back between chunks; [Parser.Reset]
-// makes a Parser ready for the next reply. The package Example feeds a
+// [Parser.Pending] is what is held back between chunks, and
+// [Parser.Read] where the bytes each call read stand ([TextRegion],
+// [ThinkRegion] or [CallRegion]), so that a screen can tint raw output
+// as the parser reads it; [Parser.Reset] makes a Parser ready for the
+// next reply. The package Example feeds a
 // reply cut in awkward places; [Parser.Flush]'s shows a reply that ends
 // inside a call.
 //
@@ -185,6 +188,15 @@ type Parser struct {
 	// thoughtCall is the first call marker read in the open thinking block.
 	thoughtCall string
 	schemas     map[string]json.RawMessage
+
+	// read is where the bytes the last Feed or Flush read stand.
+	read []Span
+}
+
+// Span is a run of bytes that the parser read in one region.
+type Span struct {
+	Region Region
+	Len    int
 }
 
 type mode uint8
@@ -194,6 +206,11 @@ const (
 	inThinking
 	inCall
 )
+
+// region is the region of the bytes read in the mode.
+func (m mode) region() Region { return modeRegions[m] }
+
+var modeRegions = [...]Region{inText: TextRegion, inThinking: ThinkRegion, inCall: CallRegion}
 
 const (
 	thinkOpen  = "<think>"
@@ -223,7 +240,7 @@ func (p *Parser) Reset(opts Options) error {
 }
 
 func (p *Parser) reset(x *syntax, opts Options) {
-	*p = Parser{syn: x, call: p.call[:0], textTags: x.textTags, nameTags: len(x.textTags),
+	*p = Parser{syn: x, call: p.call[:0], read: p.read[:0], textTags: x.textTags, nameTags: len(x.textTags),
 		firsts: &x.firsts, bareObject: x.bareObject, schemas: opts.Schemas}
 	if x.lang == pythonLang {
 		p.addNames(opts.Tools)
@@ -258,12 +275,41 @@ func (p *Parser) Pending() string {
 	return pending
 }
 
+// Read returns where the bytes that the last Feed or Flush read stand, in
+// order, adjacent spans of one region merged: the bytes held back before
+// it, then the chunk's, less those held back now ([Parser.Pending]). A
+// Flush reads whatever was held. Every byte of a reply is read exactly
+// once, in the same region however the reply is cut into chunks, and
+// spans end on whole UTF-8 characters. The slice is the parser's own,
+// good until its next Feed, Flush or Reset.
+func (p *Parser) Read() []Span { return p.read }
+
+// Region returns the region the parser reads in now: where the next byte
+// stands, unless it starts a tag that changes it.
+func (p *Parser) Region() Region { return p.mode.region() }
+
+// note records that n bytes were read in region r.
+func (p *Parser) note(r Region, n int) {
+	switch last := len(p.read) - 1; {
+	case n == 0:
+	case last >= 0 && p.read[last].Region == r:
+		p.read[last].Len += n
+	default:
+		p.read = append(p.read, Span{r, n})
+	}
+}
+
 // Feed parses the next chunk of the reply and calls emit for each event,
 // in order. Events may be kept: the parser never reuses their memory.
 func (p *Parser) Feed(chunk string, emit func(Event)) {
 	if p.syn == nil {
 		p.reset(syntaxes[Hermes], Options{})
 	}
+	p.read = p.read[:0]
+	p.feed(chunk, emit)
+}
+
+func (p *Parser) feed(chunk string, emit func(Event)) {
 	if p.plain(chunk) {
 		p.chars(chunk, emit)
 		return
@@ -301,6 +347,7 @@ func (p *Parser) plain(chunk string) bool {
 // a call that was never finished is reported as invalid, and a call
 // marker in thinking that never closed is reported.
 func (p *Parser) Flush(emit func(Event)) {
+	p.read = p.read[:0]
 	held := p.held + string(p.partial[:p.partialLen])
 	p.held, p.partialLen = "", 0
 	p.flushSeps(emit)
@@ -466,6 +513,7 @@ func (p *Parser) prelude(s string, emit func(Event)) {
 	}
 	p.call = append(p.call, s...)
 	p.rawAt = len(p.call)
+	p.note(CallRegion, len(s))
 }
 
 // readSeps reads the separators and spaces after a call, up to the first
@@ -549,7 +597,7 @@ func (p *Parser) extendTag(s string, emit func(Event)) string {
 	held := p.held
 	p.held = ""
 	p.chars(held[:1], emit)
-	p.Feed(held[1:], emit)
+	p.feed(held[1:], emit)
 	return s
 }
 
@@ -606,9 +654,12 @@ func (p *Parser) chars(s string, emit func(Event)) {
 	if s == "" {
 		return
 	}
+	if p.mode == inText {
+		p.flushSeps(emit)
+	}
+	p.note(p.mode.region(), len(s))
 	switch p.mode {
 	case inText:
-		p.flushSeps(emit)
 		if p.bareNames() {
 			if i := lastNonBlank(s); i >= 0 {
 				p.lead = s[i]
@@ -632,9 +683,11 @@ func (p *Parser) enter(tag string, emit func(Event)) {
 	switch {
 	case tag == thinkOpen:
 		p.flushSeps(emit)
+		p.note(ThinkRegion, len(tag))
 		p.mode = inThinking
 		emit(Event{Kind: ThinkingOpen})
 	case tag == thinkClose:
+		p.note(p.mode.region(), len(tag)) // a stray one, in text, is text
 		p.mode, p.thoughtCall = inText, ""
 		emit(Event{Kind: ThinkingClose})
 	case p.mode == inThinking:
@@ -642,6 +695,7 @@ func (p *Parser) enter(tag string, emit func(Event)) {
 		if p.thoughtCall == "" {
 			p.thoughtCall = tag
 		}
+		p.note(ThinkRegion, len(tag))
 		emit(Event{Kind: Thinking, Text: tag})
 	case p.mode == inCall:
 		p.endCall(tag, "", emit)
@@ -660,6 +714,7 @@ func (p *Parser) enter(tag string, emit func(Event)) {
 // the tag that opened the call is part of it (a bare call), and depth
 // counts the brackets raw opens.
 func (p *Parser) openCall(lead, raw string, depth int, emit func(Event)) {
+	p.note(CallRegion, p.sepLen+len(lead))
 	p.mode = inCall
 	p.call = append(p.call[:p.sepLen], lead...)
 	p.sepLen, p.seps = 0, false
@@ -674,6 +729,7 @@ func (p *Parser) openCall(lead, raw string, depth int, emit func(Event)) {
 // ',' or ']', or nothing), and goes back to text. A call given a reason
 // is invalid without being read.
 func (p *Parser) endCall(closer, reason string, emit func(Event)) {
+	p.note(CallRegion, len(closer))
 	p.call = append(p.call, closer...)
 	text := string(p.call)
 	c := &Call{Text: text, Raw: text[p.rawAt : len(text)-len(closer)], Reason: reason}

@@ -17,6 +17,7 @@ import (
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/mcp"
+	"github.com/toolscope/toolscope/transcript"
 )
 
 // runRequest is the body of POST /api/runs besides its settings, which
@@ -85,7 +86,7 @@ func (s *Server) conversationAfter(req runRequest) (*agent.Conversation, runs.So
 	if !snap.Done {
 		return nil, "", fiber.NewError(fiber.StatusConflict, fmt.Sprintf(`"after_run": run %s is still going: wait for it to finish, or stop it, then send again`, run.ID))
 	}
-	conv, err := agent.ConversationAfter(snap.Events)
+	conv, err := transcript.Conversation(snap.Events)
 	if err != nil {
 		return nil, "", fiber.NewError(fiber.StatusConflict, fmt.Sprintf(`"after_run": run %s cannot be followed up: %v; send your message in a new conversation`, run.ID, err))
 	}

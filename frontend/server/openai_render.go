@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/transcript"
 )
 
 // chatChunk is one `data:` frame of a streamed completion, and, with
@@ -63,6 +64,18 @@ type ranCall struct {
 	Error     string          `json:"error,omitempty"`
 }
 
+// ranCalls are the calls a run ran (or answered at a pause), in order,
+// with the arguments they ran with.
+func ranCalls(t *transcript.Transcript) []ranCall {
+	ran := []ranCall{}
+	for _, call := range t.Calls() {
+		if call.Finished {
+			ran = append(ran, ranCall{Name: call.Name, Arguments: call.RanWith, Result: call.Result, Error: call.Error})
+		}
+	}
+	return ran
+}
+
 type invalidCall struct {
 	Raw    string `json:"raw"`
 	Reason string `json:"reason"`
@@ -80,17 +93,18 @@ type completion struct {
 	// send gets each delta, and the last chunk's finish reason.
 	send func(d chatDelta)
 
-	report   runReport
-	calls    int
-	started  bool // some content has been sent: later space is kept
-	usage    chatUsage
-	lastDone string // the last round's done reason
-	failure  string
-	finish   string
+	run     transcript.Transcript // the run so far
+	report  runReport
+	calls   int
+	started bool // some content has been sent: later space is kept
+	usage   chatUsage
+	finish  string
 }
 
-// consume reads one event of the run.
+// consume reads one event of the run: what a client streams goes out as
+// it comes, the rest is read from the transcript once the run has ended.
 func (c *completion) consume(e agent.Event) {
+	c.run.Add(e)
 	switch e.Type {
 	case agent.ThinkingDelta:
 		c.send(chatDelta{ReasoningContent: e.Text})
@@ -98,21 +112,8 @@ func (c *completion) consume(e agent.Event) {
 		c.text(e.Text)
 	case agent.ToolCallParsed:
 		c.toolCall(e.Call)
-	case agent.ToolCallInvalid:
-		c.report.InvalidCalls = append(c.report.InvalidCalls, invalidCall{Raw: e.Call.Raw, Reason: e.Call.Reason})
-	case agent.ToolFinished:
-		c.report.ToolCalls = append(c.report.ToolCalls, ranCall{Name: e.Call.Name, Arguments: e.Call.Arguments, Result: e.Result, Error: e.Error})
-	case agent.RoundFinished:
-		if e.Stats != nil {
-			c.usage.PromptTokens += e.Stats.PromptTokens
-			c.usage.CompletionTokens += e.Stats.OutputTokens
-			c.usage.TotalTokens = c.usage.PromptTokens + c.usage.CompletionTokens
-			c.lastDone = e.Stats.DoneReason
-		}
-	case agent.Error:
-		c.failure = e.Error
 	case agent.RunFinished:
-		c.end(e.Reason)
+		c.end()
 	}
 }
 
@@ -146,12 +147,22 @@ func (c *completion) toolCall(call *agent.Call) {
 		Type: "function", Function: chatFunction{Name: call.Name, Arguments: args}}}})
 }
 
-func (c *completion) end(reason agent.Reason) {
+// end reads the report, the usage and the finish reason from the run.
+func (c *completion) end() {
+	c.report.ToolCalls = append(c.report.ToolCalls, ranCalls(&c.run)...)
+	for _, call := range c.run.Calls() {
+		if call.State == transcript.Invalid {
+			c.report.InvalidCalls = append(c.report.InvalidCalls, invalidCall{Raw: call.Raw, Reason: call.Reason})
+		}
+	}
+	c.usage.PromptTokens, c.usage.CompletionTokens = c.run.Usage()
+	c.usage.TotalTokens = c.usage.PromptTokens + c.usage.CompletionTokens
+	reason := c.run.Finish.Reason
 	c.report.Reason = reason
-	switch {
+	switch last := c.run.Last(); {
 	case reason == agent.Returned:
 		c.finish = "tool_calls"
-	case reason == agent.MaxRounds || c.lastDone == "length":
+	case reason == agent.MaxRounds || last != nil && last.Stats != nil && last.Stats.DoneReason == "length":
 		c.finish = "length"
 	default:
 		c.finish = "stop"
@@ -160,12 +171,16 @@ func (c *completion) end(reason agent.Reason) {
 
 // failed says why the run gave no answer; "" when it gave one.
 func (c *completion) failed() string {
+	var failure string
+	if c.run.Failure != nil {
+		failure = c.run.Failure.Error
+	}
 	switch c.report.Reason {
 	case agent.Failed:
-		return c.failure
+		return failure
 	case agent.Cancelled:
-		if c.failure != "" {
-			return c.failure
+		if failure != "" {
+			return failure
 		}
 		return "the run was stopped before it answered (from toolscope's page, or as the server shut down)"
 	}

@@ -1,13 +1,12 @@
 package server
 
 import (
-	"strings"
-
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/transcript"
 )
 
 // queryRequest is the body of POST /api/query, MCP_from_scratch's
@@ -56,30 +55,28 @@ func (s *Server) query(c *fiber.Ctx) error {
 // collect reads run's events until it ends; failure says why a run that
 // did not answer ended.
 func collect(run *runs.Run, c *fiber.Ctx) (answer queryAnswer, failure string) {
-	answer = queryAnswer{RunID: run.ID, ToolCalls: []ranCall{}, ToolsOffered: []string{}}
-	var raw strings.Builder
+	t := transcript.New()
 	for e := range run.Events(c.UserContext(), 0) {
-		switch e.Type {
-		case agent.RunStarted:
-			answer.ToolsOffered = append(answer.ToolsOffered, e.Run.Tools...)
-		case agent.Token:
-			raw.WriteString(e.Text)
-		case agent.ToolFinished:
-			answer.ToolCalls = append(answer.ToolCalls, ranCall{Name: e.Call.Name, Arguments: e.Call.Arguments, Result: e.Result, Error: e.Error})
-		case agent.Error:
-			failure = e.Error
-		case agent.RunFinished:
-			answer.FinalText = e.Text
-			switch e.Reason {
-			case agent.Answered, agent.MaxRounds:
-				failure = ""
-			case agent.Cancelled:
-				failure = "the run was stopped before it answered"
-			case agent.CutOff:
-				failure = "the reply was cut off: the model reached its context or token limit"
-			}
-		}
+		t.Add(e)
 	}
-	answer.RawModelOutput = raw.String()
+	answer = queryAnswer{RunID: run.ID, ToolCalls: ranCalls(t), ToolsOffered: []string{}, RawModelOutput: t.Raw()}
+	if t.Run != nil {
+		answer.ToolsOffered = append(answer.ToolsOffered, t.Run.Tools...)
+	}
+	if t.Failure != nil {
+		failure = t.Failure.Error
+	}
+	if t.Finish == nil {
+		return answer, failure
+	}
+	answer.FinalText = t.Finish.Answer
+	switch t.Finish.Reason {
+	case agent.Answered, agent.MaxRounds:
+		failure = ""
+	case agent.Cancelled:
+		failure = "the run was stopped before it answered"
+	case agent.CutOff:
+		failure = "the reply was cut off: the model reached its context or token limit"
+	}
 	return answer, failure
 }

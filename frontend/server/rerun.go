@@ -14,6 +14,7 @@ import (
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/transcript"
 )
 
 // rerunRequest is the body of POST /api/runs/{id}/rerun: the round to
@@ -139,12 +140,12 @@ func recordedSettings(r *runs.Run) map[string]json.RawMessage {
 // the new run's agent to write from its own settings.
 func historyBefore(r *runs.Run, round int, edited []llm.Message) (*agent.Conversation, error) {
 	snap := r.Snapshot()
-	events := snap.Events
-	input, rounds := roundInput(events, round)
+	run := transcript.Fold(snap.Events)
+	rounds := len(run.Rounds)
 	var messages []llm.Message
-	switch {
-	case input != nil:
-		messages = input.Messages
+	switch from := run.Round(round); {
+	case from != nil && from.Input != nil:
+		messages = from.Input.Messages
 	case rounds > 0:
 		return nil, fmt.Errorf(`"round" %d is not a round of run %s: it has rounds 1 to %d`, round, r.ID, rounds)
 	case !snap.Done:
@@ -172,22 +173,5 @@ func historyBefore(r *runs.Run, round int, edited []llm.Message) (*agent.Convers
 	}
 	// Answer puts the system prompt in place of the first message.
 	history := append([]llm.Message{{Role: llm.RoleSystem}}, messages...)
-	return &agent.Conversation{Messages: history, Called: agent.CalledBefore(events, round)}, nil
-}
-
-// roundInput returns the input of a run's round, or nil, and how many
-// rounds the run has started.
-func roundInput(events []agent.Event, round int) (*llm.Input, int) {
-	var found *llm.Input
-	rounds := 0
-	for _, e := range events {
-		if e.Type != agent.RoundStarted {
-			continue
-		}
-		rounds = max(rounds, e.Round)
-		if e.Round == round {
-			found = e.Input
-		}
-	}
-	return found, rounds
+	return &agent.Conversation{Messages: history, Called: run.CalledBefore(round)}, nil
 }

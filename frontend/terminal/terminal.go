@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/transcript"
 )
 
 // Renderer writes events as they come. Set Out and Log before use.
@@ -23,20 +24,17 @@ type Renderer struct {
 	// Verbose adds the backend and a line of counters per round.
 	Verbose bool
 
-	thinking bool            // a thinking line is open on Log
-	said     strings.Builder // the round's text outside tool calls
+	thinking bool // a thinking line is open on Log
+	// run is the run so far, folded: what a round said beside its calls,
+	// a call's name when an edit names it only by index, and whether its
+	// result was typed at a pause rather than run.
+	run *transcript.Transcript
 	// header is the model and tools lines last written: a chat's runs
 	// share them, and they are said again only when they change.
 	header string
 	// demo is set while the demo model runs: its pace is a setting, so its
 	// speed is labelled as scripted.
 	demo bool
-	// faked holds the round's calls whose result or error was typed at a
-	// pause (step mode): the tool did not run, so it has no time to show.
-	faked map[int]bool
-	// names are the round's calls' tool names by index: an edit at a
-	// call's pause names the call only by its index.
-	names map[int]string
 }
 
 // Render writes one event.
@@ -45,24 +43,17 @@ func (r *Renderer) Render(e agent.Event) {
 		fmt.Fprintln(r.Log)
 		r.thinking = false
 	}
+	if r.run == nil || e.Type == agent.RunStarted {
+		r.run = transcript.New() // a chat renders its runs one after another
+	}
+	r.run.Add(e)
 	switch e.Type {
 	case agent.RunStarted:
 		r.runStarted(e.Run)
-	case agent.RoundStarted:
-		r.said.Reset()
-		clear(r.faked)
-		clear(r.names)
-	case agent.ToolCallParsed:
-		if r.names == nil {
-			r.names = map[int]string{}
-		}
-		r.names[e.Call.Index] = e.Call.Name
 	case agent.Edited:
 		r.edited(e.Round, e.Change)
 	case agent.ThinkingDelta:
 		r.thought(e.Text)
-	case agent.TextDelta:
-		r.said.WriteString(e.Text)
 	case agent.ToolCallInvalid:
 		fmt.Fprintf(r.Log, "invalid tool call: %s\n  raw: %s\n", e.Call.Reason, oneLine(e.Call.Raw))
 	case agent.ToolCallCut:
@@ -77,7 +68,7 @@ func (r *Renderer) Render(e agent.Event) {
 		r.toolFinished(e)
 	case agent.ToolResponse:
 		// What the model wrote beside its calls is not the answer.
-		if said := strings.TrimSpace(r.said.String()); said != "" {
+		if said := strings.TrimSpace(r.run.Round(e.Round).Text()); said != "" {
 			fmt.Fprintf(r.Log, "model: %s\n", oneLine(said))
 		}
 	case agent.RoundFinished:
@@ -120,18 +111,14 @@ func (r *Renderer) edited(round int, c *agent.Change) {
 	call := "a call"
 	if c.Call != nil {
 		call = fmt.Sprintf("call %d", *c.Call+1)
-		if name := r.names[*c.Call]; name != "" {
-			call = printable(name)
+		// An edit names the call by its index alone.
+		if named := r.run.Round(round).Call(*c.Call); named != nil && named.Name != "" {
+			call = printable(named.Name)
 		}
 	}
 	switch c.What {
 	case "result", "error":
-		if c.Call != nil {
-			if r.faked == nil {
-				r.faked = map[int]bool{}
-			}
-			r.faked[*c.Call] = true
-		}
+		// Said on the call's tool line, which reads "faked".
 	case "skip":
 		fmt.Fprintf(r.Log, "skipped: %s (not run)\n", call)
 	case "input":
@@ -167,7 +154,7 @@ func (r *Renderer) toolFinished(e agent.Event) {
 		result = "error: " + e.Error
 	}
 	took := fmt.Sprintf("%.1fs", e.DurationMS/1000)
-	if r.faked[e.Call.Index] {
+	if c := r.run.Round(e.Round).Call(e.Call.Index); c != nil && c.Faked {
 		took = "faked"
 	}
 	fmt.Fprintf(r.Log, "tool: %s(%s) = %s  (%s)\n", printable(e.Call.Name), printable(string(e.Call.Arguments)), oneLine(result), took)

@@ -38,19 +38,6 @@ export class Marks {
     return SPECIAL_START.test(tail) || this.fixed.some((m) => tail.length < m.length && m.startsWith(tail));
   }
 
-  /**
-   * regionAfter returns the region a mark leaves the reply in. Marks open
-   * regions only from text, as the parser reads them: a marker written
-   * while thinking is thinking. A call's end comes from the parser's
-   * events, not from its closing mark, which a call's string may quote.
-   */
-  regionAfter(token, region) {
-    const m = this.dialect.get(token);
-    if (m?.opens && region === 'text') return m.opens;
-    if (m?.closes === 'think' && region === 'think') return 'text';
-    return region;
-  }
-
   span(token) {
     const span = document.createElement('span');
     // tok-special, or tok-think, tok-tool_call …: one colour per kind.
@@ -89,62 +76,48 @@ export function appendMarked(parent, text, { marks = promptMarks, before = null,
 }
 
 /**
- * RawStream shows a reply as it streams: marks highlighted, thinking and
- * tool-call text tinted, and the text the parser still holds back shown
- * apart at the end, replaced as chunks arrive. It writes into a <pre>
+ * RawStream shows a reply as it streams: marks highlighted, each piece
+ * tinted by the region the parser read it in (a token event's region:
+ * text, think or call), and the text the parser still holds back shown
+ * apart at the end, replaced as pieces arrive. It writes into a <pre>
  * whose last children are the "tail" and "pending" slots.
  *
- * A call's tint starts at its marker, and its ends come from the parser's
- * events (callOpened, callDelta, callEnded), since bare calls have no
- * marker and bracket-ended ones no closing mark. The events of a chunk
- * come before its token, and an open call's deltas end where the parser
- * has read to, so each call is placed exactly when its chunk is pushed.
+ * The regions come from the parser, on the server: this draws them and
+ * knows no dialect's rules, and a call that quotes a closing mark, or ends
+ * where its brackets balance, is tinted exactly as the parser read it.
  */
 export class RawStream {
-  constructor(pre, { inThinking = false, marks = promptMarks } = {}) {
+  constructor(pre, { marks = promptMarks } = {}) {
     this.pre = pre;
     this.marks = marks;
     this.tail = slot(pre, 'tail');
     this.pendingEl = slot(pre, 'pending');
     this.raw = '';
     this.settled = 0; // raw[:settled] is drawn for good
-    this.read = 0; // raw[:read] is what the parser had read at the last push
-    this.region = inThinking ? 'think' : 'text';
+    this.region = 'text'; // the region of the text drawn last
+    this.pushed = 'text'; // the region of the piece pushed last
     this.run = null; // the span plain text of the current region goes into
-    this.call = null; // the open call: {start, deltas}
-    this.ended = []; // calls ended since the last push: {call, raw}
     this.switches = []; // region changes ahead of settled: {at, region}
   }
 
-  /** callOpened, callDelta and callEnded pass on the parser's call events. */
-  callOpened() {
-    this.call = { start: null, deltas: 0 };
-  }
-
-  callDelta(text) {
-    if (this.call) this.call.deltas += text.length;
-  }
-
-  callEnded(raw) {
-    this.ended.push({ call: this.call, raw });
-    this.call = null;
-  }
-
-  /** push adds a chunk; pending is what the parser holds back (a suffix). */
-  push(text, pending = '') {
+  /**
+   * push adds a piece of the reply as the parser read it, in its region;
+   * pending is what the parser holds back after it, shown apart.
+   */
+  push(text, region = 'text', pending = '') {
+    if (region !== this.pushed) {
+      this.switches.push({ at: this.raw.length, region });
+      this.pushed = region;
+    }
     this.raw += text;
-    const held = pending && this.raw.endsWith(pending) ? pending.length : 0;
-    const end = this.raw.length - held;
-    this.placeCalls(end);
-    this.settle(this.safeEnd(end));
-    this.tail.className = `raw-tail raw-${this.region}`;
-    this.tail.textContent = this.raw.slice(this.settled, end);
-    this.pendingEl.textContent = this.raw.slice(end);
+    this.settle(this.safeEnd(this.raw.length));
+    this.tail.className = `raw-tail raw-${this.pushed}`;
+    this.tail.textContent = this.raw.slice(this.settled);
+    this.pendingEl.textContent = pending;
   }
 
   /** finish draws whatever is left, once the reply is over. */
   finish() {
-    this.placeCalls(this.raw.length);
     this.settle(this.raw.length);
     this.tail.textContent = '';
     this.pendingEl.textContent = '';
@@ -154,32 +127,9 @@ export class RawStream {
     return this.pendingEl.textContent;
   }
 
-  // placeCalls turns the calls the parser reported since the last push
-  // into region changes; end is where the parser has read to. A call that
-  // opened and ended within one push has no known start: its Raw is looked
-  // for in what the parser read meanwhile.
-  placeCalls(end) {
-    let from = this.read;
-    for (const { call, raw } of this.ended) {
-      let start = call?.start ?? null;
-      if (start === null) {
-        start = this.raw.indexOf(raw, from);
-        if (start < 0 || start + raw.length > end) continue;
-        this.switches.push({ at: start, region: 'call' });
-      }
-      this.switches.push({ at: start + raw.length, region: 'text' });
-      from = start + raw.length;
-    }
-    this.ended = [];
-    if (this.call && this.call.start === null) {
-      this.call.start = end - this.call.deltas;
-      this.switches.push({ at: this.call.start, region: 'call' });
-    }
-    this.read = end;
-  }
-
-  // safeEnd stops before text that may still become a mark, so that a tag
-  // or a marker cut by a chunk boundary is highlighted once it is whole.
+  // safeEnd stops before text that may still become a mark, so that a
+  // special token cut by a chunk boundary is highlighted once it is whole
+  // (the parser holds back its own tags, but not the prompt's tokens).
   // Text inside a mark that is already whole is never held.
   safeEnd(end) {
     const start = Math.max(this.settled, end - this.marks.longest);
@@ -208,8 +158,7 @@ export class RawStream {
       marks: this.marks,
       before: this.tail,
       plain: (s) => this.plain(s),
-      onMark: (token) => {
-        this.region = this.marks.regionAfter(token, this.region);
+      onMark: () => {
         this.run = null; // text after the mark goes after it
       },
     });

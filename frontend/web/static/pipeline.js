@@ -49,7 +49,6 @@ class Round {
   constructor(number, turn, marks) {
     this.number = number;
     this.marks = marks;
-    this.inThinking = false; // the reply starts inside <think>
     this.el = clone('tpl-round');
     fill(this.el, { number: String(turnRound(turn, number)) });
     this.el.classList.add('is-live');
@@ -77,8 +76,8 @@ class Round {
     if (!this.raw) {
       const card = this.add('raw');
       card.classList.add('is-live');
-      const stream = new RawStream(slot(card, 'text'), { inThinking: this.inThinking, marks: this.marks });
-      this.raw = { card, stream, chunks: 0 };
+      const stream = new RawStream(slot(card, 'text'), { marks: this.marks });
+      this.raw = { card, stream };
       // The thinking it holds is the Thinking card's text again, so it is
       // folded to one line (app.css); a click shows it here too, or folds it again.
       stream.pre.addEventListener('click', (ev) => {
@@ -249,11 +248,6 @@ function execTitle(e, faked) {
   return e.error ? `${name} failed` : `Executed ${name}`;
 }
 
-/** endCall ends the tint of a call in the raw output; Ollama's calls are not in it. */
-function endCall(round, call) {
-  if (call.parsed_by === 'toolscope') round.raw?.stream.callEnded(call.raw ?? '');
-}
-
 // ---- event handlers -------------------------------------------------------
 
 // handlers draws each event type; `this` is the RunView.
@@ -298,7 +292,6 @@ const handlers = {
     this.rounds.get(e.round - 1)?.fold();
     const r = this.round(e.round);
     r.input = e.input;
-    r.inThinking = Boolean(e.starts_in_thinking);
     const card = r.add('send');
     const { mode, prompt, think, messages = [] } = e.input;
     const last = messages.at(-1);
@@ -328,11 +321,14 @@ const handlers = {
 
   token(e) {
     const raw = this.round(e.round).output();
-    raw.stream.push(e.text, e.pending ?? '');
+    // A token event says the region the parser read its text in; one
+    // recorded before events said so is a chunk as it arrived, what the
+    // parser held back included, and is drawn as plain text.
+    if (e.region) raw.stream.push(e.text ?? '', e.region, e.pending ?? '');
+    else raw.stream.push(e.text ?? '');
     raw.stream.pre.scrollTop = raw.stream.pre.scrollHeight;
-    raw.chunks++;
     const held = raw.stream.pending;
-    meta(raw.card, `${plural(raw.chunks, 'chunk')} · ${plural(raw.stream.raw.length, 'character')}` +
+    meta(raw.card, plural(raw.stream.raw.length, 'character') +
       (held ? ` · holding back ${plural(held.length, 'character')}` : ''));
   },
 
@@ -351,7 +347,7 @@ const handlers = {
 
   tool_call_opened(e) {
     const r = this.round(e.round);
-    r.output().stream.callOpened();
+    r.output(); // the raw output the call is written in goes above it
     const card = r.add('call-live');
     card.classList.add('is-live');
     meta(card, 'the call\'s characters as they arrive');
@@ -362,7 +358,6 @@ const handlers = {
 
   tool_call_delta(e) {
     const r = this.round(e.round);
-    r.raw?.stream.callDelta(e.text);
     const card = r.calls.get(e.call.index);
     if (card) slot(card, 'text').append(e.text);
   },
@@ -378,7 +373,6 @@ const handlers = {
     if (!args.length) slot(card, 'args').closest('table').hidden = true;
     meta(card, `${parsedBy(call.parsed_by)} · call ${call.index + 1}`);
     this.placeCall(r, call.index, card);
-    endCall(r, call);
   },
 
   tool_call_invalid(e) {
@@ -388,7 +382,6 @@ const handlers = {
     fill(card, { reason: e.call.reason, raw: (e.call.raw ?? '').replace(/^\n+|\n+$/g, '') });
     meta(card, `${parsedBy(e.call.parsed_by)} · call ${e.call.index + 1}`);
     this.placeCall(r, e.call.index, card);
-    endCall(r, e.call);
   },
 
   // A stop, an error or the length limit ended the reply inside a call:
@@ -404,7 +397,6 @@ const handlers = {
     card.classList.remove('is-live');
     partial(card, e.reason === 'cancelled' ? 'Stopped: partial call' : 'Cut off: partial call');
     meta(card, `not run · call ${e.call.index + 1}`);
-    endCall(r, e.call);
   },
 
   tool_call_in_thinking(e) {

@@ -1,4 +1,4 @@
-package agent_test
+package transcript_test
 
 import (
 	"context"
@@ -14,14 +14,15 @@ import (
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/transcript"
 )
 
-// ConversationAfter must rebuild, from the events alone, the conversation
+// Conversation must rebuild, from the events alone, the conversation
 // a run left: what it rebuilds for a run read back from the history is
 // what a follow-up reads, so anything it gets wrong the model reads wrong.
 // Each case runs for real and compares with the conversation Run kept,
 // after the events went through JSON as the history keeps them.
-func TestConversationAfterRebuildsTheConversation(t *testing.T) {
+func TestConversationRebuildsTheConversation(t *testing.T) {
 	demoAgent := func(d streamparser.Dialect, rounds int) *agent.Agent {
 		registry, err := tools.NewRegistry(tools.Stubs(0)...)
 		if err != nil {
@@ -38,7 +39,7 @@ func TestConversationAfterRebuildsTheConversation(t *testing.T) {
 				onEvent(e)
 			}
 		})
-		got, err := agent.ConversationAfter(throughJSON(t, events))
+		got, err := transcript.Conversation(throughJSON(t, events))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +89,7 @@ func TestConversationAfterRebuildsTheConversation(t *testing.T) {
 	})
 	t.Run("stopped while a tool runs", func(t *testing.T) {
 		started := make(chan struct{})
-		f := newFixture(t, llm.ModeRaw, []tools.Tool{blocking("slow", started, false)})
+		f := newFixture(t, llm.ModeRaw, []tools.Tool{blocking("slow", started)})
 		f.server.Reply(ollamatest.Reply{Text: `<tool_call>{"name": "slow"}</tool_call>`})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -108,8 +109,8 @@ func TestConversationAfterRebuildsTheConversation(t *testing.T) {
 	})
 }
 
-func TestConversationAfterRefusesARunInProgress(t *testing.T) {
-	if _, err := agent.ConversationAfter([]agent.Event{{Type: agent.RunStarted, Run: &agent.RunInfo{}}}); err == nil {
+func TestConversationRefusesARunInProgress(t *testing.T) {
+	if _, err := transcript.Conversation([]agent.Event{{Type: agent.RunStarted, Run: &agent.RunInfo{}}}); err == nil {
 		t.Fatal("a run with no run_finished was rebuilt")
 	}
 }
