@@ -110,17 +110,30 @@ const (
 )
 
 // Defaults are the settings toolscope starts with: the zero value, with
-// the stub tools and the demo model paced so that a person can watch.
+// the stub tools and the demo model paced so that a person can watch. The
+// Model is left empty: which model that means depends on the backend, and
+// Start settles it once the backend is known (see withDefaults).
 func Defaults() Settings {
-	return Settings{ToolDelay: 3 * time.Second, DemoDelay: 30 * time.Millisecond, ToolsTopK: ToolsTopKAuto}.withDefaults()
+	return Settings{ToolDelay: 3 * time.Second, DemoDelay: 30 * time.Millisecond, ToolsTopK: ToolsTopKAuto}.withFixedDefaults()
 }
 
+// withDefaults fills in the zero fields that stand for a default,
+// the model among them. It is the one place of the rule for an unset
+// Model: DefaultModel, but on an OpenAI-compatible server, whose default is
+// the one model it serves, which only it knows (Model stays empty).
 func (s Settings) withDefaults() Settings {
-	if s.Backend == "" {
-		s.Backend = BackendAuto
-	}
+	s = s.withFixedDefaults()
 	if s.Model == "" && s.Backend != BackendOpenAI {
 		s.Model = DefaultModel
+	}
+	return s
+}
+
+// withFixedDefaults fills in the zero fields whose default is the same
+// whatever the other settings are.
+func (s Settings) withFixedDefaults() Settings {
+	if s.Backend == "" {
+		s.Backend = BackendAuto
 	}
 	if s.Mode == "" {
 		s.Mode = llm.ModeRaw
