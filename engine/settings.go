@@ -48,8 +48,9 @@ const (
 // MaxRounds, ToolTimeout) fall back to their defaults; ToolDelay and
 // DemoDelay mean no pause at zero. Defaults returns what the binary uses.
 //
-// A new setting is a field here, a line in Validate, and a flag in
-// cmd/toolscope; a field a request may change is also one in Overrides.
+// A new setting is a field here and its row in the settings table
+// (fields), from which its flag, variable, request field, checks, its
+// place in /api/settings and on the page, and the docs' flag table follow.
 type Settings struct {
 	Backend    string // BackendOllama, BackendOpenAI, BackendDemo or BackendAuto
 	Model      string // the model; see DefaultModel
@@ -189,29 +190,6 @@ type SettingError struct {
 
 func (e *SettingError) Error() string {
 	return string(e.Setting) + " " + e.Value + " " + e.Problem
-}
-
-// Choices are the values Validate accepts, for front ends to offer.
-type Choices struct {
-	Backends             []string
-	Modes                []llm.Mode
-	Dialects             []string // the default first
-	MinRounds, MaxRounds int
-	MaxToolDelay         time.Duration
-	Retrievers           []retrieve.Retriever // the default first
-}
-
-// Allowed returns the values a Settings may hold.
-func Allowed() Choices {
-	return Choices{
-		Backends:     []string{BackendOllama, BackendDemo, BackendAuto, BackendOpenAI},
-		Modes:        []llm.Mode{llm.ModeRaw, llm.ModeChat},
-		Dialects:     streamparser.DialectNames(),
-		MinRounds:    MinMaxRounds,
-		MaxRounds:    MaxMaxRounds,
-		MaxToolDelay: MaxToolDelay,
-		Retrievers:   retrieve.Retrievers(),
-	}
 }
 
 // Validate reports every setting that cannot be used, each as a
