@@ -34,8 +34,8 @@ type settingView struct {
 	Value json.RawMessage `json:"value,omitempty"`
 }
 
-// settings answers GET /api/settings: every setting, in the table's order.
-func (s *Server) settings(c *fiber.Ctx) error {
+// listSettings answers GET /api/settings: every setting, in the table's order.
+func (s *Server) listSettings(c *fiber.Ctx) error {
 	current := s.cfg.Engine.Settings()
 	var out []settingView
 	for _, f := range engine.Fields() {
@@ -78,7 +78,8 @@ func formControls(current engine.Settings, model string, demo bool) []web.Contro
 // control is one setting's control: a select of its choices, of auto, on
 // and off for a boolean the model may decide, or of a few numbers for a
 // number that may be auto; a number input for another number or a
-// duration (in seconds); the model picker for the model.
+// duration (in seconds); the model picker for the model; a text input for
+// any other text.
 func control(f engine.Field, current engine.Settings, model string, demo bool) web.Control {
 	c := web.Control{
 		Name: string(f.Name), ID: "set-" + f.Flag(), Label: f.Label, Title: f.Help, Key: f.Key(), Type: "text",
@@ -108,10 +109,16 @@ func control(f engine.Field, current engine.Settings, model string, demo bool) w
 			return strconv.FormatFloat((time.Duration(ms) * time.Millisecond).Seconds(), 'f', -1, 64)
 		}
 		c.Type, c.Unit, c.Step = "seconds", "s", "any"
-		c.Value, c.Min, c.Max = seconds(f.JSON(current).(int64)), seconds(low), seconds(high)
-	default:
+		c.Value, c.Min = seconds(f.JSON(current).(int64)), seconds(low)
+		if high != 0 {
+			c.Max = seconds(high)
+		}
+	case f.IsNumber():
 		c.Type, c.Step = "number", "1"
-		c.Min, c.Max = strconv.FormatInt(low, 10), strconv.FormatInt(high, 10)
+		c.Min = strconv.FormatInt(low, 10)
+		if high != 0 {
+			c.Max = strconv.FormatInt(high, 10)
+		}
 	}
 	return c
 }

@@ -49,8 +49,9 @@ type PageData struct {
 	Settings []Control
 }
 
-// Control is one setting of the Settings form. A select when it has
-// Options or is the Model picker, a number input otherwise.
+// Control is one setting of the Settings form: a select when it has
+// Options or is the Model picker, a text input for text, a number input
+// otherwise.
 type Control struct {
 	Name  string // the setting's name, as the form field
 	ID    string // the element's id, "set-" and the flag's name
@@ -62,7 +63,8 @@ type Control struct {
 	Key, Type string
 	Value     string // the value it starts with, as the control holds it
 	Options   []Option
-	// Min, Max and Step bound a number input; Unit is what it counts in.
+	// Min, Max and Step bound a number input ("" Max: unbounded); Unit is
+	// what it counts in.
 	Min, Max, Step, Unit string
 	// Picker is the Model select: one option here, the served models
 	// filled in by the page from /api/models.
