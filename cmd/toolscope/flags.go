@@ -82,8 +82,8 @@ func newCommand(name, synopsis string, stderr io.Writer) *command {
 }
 
 // newToolsCommand is a tools subcommand's: the sources of tools and the
-// settings named, in that order, all under Tools, without the flags of a model or of the
-// loop, since it runs neither.
+// settings named, in that order, all under Tools; no flags of a model or
+// of the loop, since it runs neither.
 func newToolsCommand(name, synopsis string, stderr io.Writer, settings ...engine.Setting) *command {
 	c := newBareCommand(name, synopsis, stderr)
 	c.settings = engine.Defaults()
@@ -97,11 +97,10 @@ func newToolsCommand(name, synopsis string, stderr io.Writer, settings ...engine
 
 // withToolSources adds the flags that connect MCP servers' tools besides
 // --mcp-config, which is a setting: they add to a list, one server each.
-func (c *command) withToolSources() *command {
+func (c *command) withToolSources() {
 	s := &c.settings
 	c.add(groupTools, "mcp", "command|URL", "an MCP server: a command to start over stdio, or a streamable HTTP URL (repeatable)", mcpValue{&s.MCP, ""})
 	c.add(groupTools, "mcp-sse", "URL", "an MCP server's URL on the older HTTP+SSE transport (repeatable)", mcpValue{&s.MCP, mcp.TransportSSE})
-	return c
 }
 
 // withSetting adds the flag of one setting of engine's table, listed under
