@@ -96,7 +96,7 @@ func control(f engine.Field, current engine.Settings, model string, demo bool) w
 			c.Options = append(c.Options, web.Option{Value: choice, Label: choiceLabel(choice)})
 		}
 	case f.IsBool():
-		c.Type, c.Value = "think", map[string]string{"true": "on", "false": "off"}[c.Value]
+		c.Type, c.Value = "tristate", map[string]string{"true": "on", "false": "off"}[c.Value]
 		if c.Value == "" {
 			c.Value = "auto"
 		}

@@ -59,7 +59,8 @@ type Control struct {
 	Title string // what it does: the setting's help
 	// Key is the run request's field, and Type how options.js writes the
 	// control's value there: "text", "number", "seconds" (as
-	// milliseconds) or "think" (auto, on or off as null, true or false).
+	// milliseconds) or "tristate" (auto, on or off as left out, true or
+	// false).
 	Key, Type string
 	Value     string // the value it starts with, as the control holds it
 	Options   []Option
