@@ -6,6 +6,18 @@
 // one decoder of settings sent as JSON: each HTTP entrance, and a rerun
 // starting from a run's recorded [Settings.Values], goes through it.
 //
+// Each setting is declared once, as a row of the settings table ([Fields]:
+// name, group, kind, help, the page's label, whether a request may change
+// it, choices or bounds, and how it is read and written). Every shape a
+// setting takes derives from its row: its flag and TOOLSCOPE_* variable
+// (cmd/toolscope), the one decoder of a JSON object of settings
+// ([Settings.Apply]), a run's record ([Settings.Values]), the checks of
+// [Settings.Validate] and their wording, GET /api/settings and the page's
+// Settings form (frontend/server), and the flag table of docs/cli.md.
+// Adding a setting is one row in fields plus the code that uses it.
+// Validate is pure: it reads no file and asks no server; Start loads what
+// the settings name, once.
+//
 // [Start] builds the [Engine] that a program keeps while it runs: it
 // settles the "auto" backend (and remembers why it fell back, as a
 // [Fallback]), connects the MCP servers, and then [Engine.Agent] builds an

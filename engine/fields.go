@@ -39,6 +39,9 @@ type Field struct {
 	Group Group
 	Kind  string // what the value is, for help: "name", "n", "duration" …
 	Help  string
+	// Label is the page's name for the setting: a setting a request may
+	// change that has one is a control of the page's Settings form.
+	Label string
 	// Request: one request may change it for its run. The others are the
 	// server's: a request that sends them is refused.
 	Request bool
@@ -63,8 +66,8 @@ var fields = []Field{
 		Choices: []string{BackendOllama, BackendDemo, BackendAuto, BackendOpenAI},
 		Help:    "model backend: ollama; openai (vLLM, llama-server, LM Studio or any OpenAI-compatible server at --openai-base-url); demo (offline, scripted); or auto (Ollama when it answers and has the model, else demo)",
 		value:   text[string](func(s *Settings) *string { return &s.Backend })},
-	{Name: SettingModel, Group: GroupModel, Kind: "name", Request: true,
-		Help:  "the model: Ollama's name, or the id an OpenAI-compatible server serves (unset there: its only model)",
+	{Name: SettingModel, Label: "Model", Group: GroupModel, Kind: "name", Request: true,
+		Help:  "the model: Ollama's name (unset, " + DefaultModel + "), or the id an OpenAI-compatible server serves (unset there: its only model)",
 		value: text[string](func(s *Settings) *string { return &s.Model })},
 	{Name: SettingOllamaHost, Group: GroupModel, Kind: "address",
 		Help:  "Ollama address; unset, $OLLAMA_HOST, else 127.0.0.1:11434",
@@ -78,36 +81,36 @@ var fields = []Field{
 	{Name: SettingTemplate, Group: GroupModel, Kind: "name|file",
 		Help:  "the chat template of --backend openai's raw mode: " + strings.Join(openai.Templates(), ", ") + ", or a file in Ollama's Go-template format; unset, guessed from the model's name",
 		value: text[string](func(s *Settings) *string { return &s.Template })},
-	{Name: SettingMode, Group: GroupModel, Kind: "name", Request: true,
+	{Name: SettingMode, Label: "Mode", Group: GroupModel, Kind: "name", Request: true,
 		Choices: []string{string(llm.ModeRaw), string(llm.ModeChat)},
 		Help:    "raw: toolscope renders the prompt and sends it verbatim; chat: the server renders it (Ollama's /api/chat, /v1/chat/completions)",
 		value:   text[llm.Mode](func(s *Settings) *llm.Mode { return &s.Mode }), check: checkMode},
 	{Name: SettingDemoDelay, Group: GroupModel, Kind: "duration",
 		Help:  "pause between the demo model's tokens",
 		value: duration(func(s *Settings) *time.Duration { return &s.DemoDelay })},
-	{Name: SettingDialect, Group: GroupLoop, Kind: "name", Request: true,
+	{Name: SettingDialect, Label: "Call format", Group: GroupLoop, Kind: "name", Request: true,
 		Choices: streamparser.DialectNames(),
 		Help:    "how the model is told to write tool calls: " + strings.Join(streamparser.DialectNames(), ", "),
 		value:   dialect(func(s *Settings) *streamparser.Dialect { return &s.Dialect })},
-	{Name: SettingThink, Group: GroupLoop, Request: true,
+	{Name: SettingThink, Label: "Thinking", Group: GroupLoop, Request: true,
 		Help:  "ask for reasoning: true or false; auto lets the model decide (on where it can think)",
 		value: optionalBool(func(s *Settings) **bool { return &s.Think })},
-	{Name: SettingMaxRounds, Group: GroupLoop, Kind: "n", Request: true, Min: MinMaxRounds, Max: MaxMaxRounds,
+	{Name: SettingMaxRounds, Label: "Max rounds", Group: GroupLoop, Kind: "n", Request: true, Min: MinMaxRounds, Max: MaxMaxRounds,
 		Help:  fmt.Sprintf("most model replies in one run, %d to %d", MinMaxRounds, MaxMaxRounds),
 		value: number(func(s *Settings) *int { return &s.MaxRounds })},
-	{Name: SettingToolDelay, Group: GroupTools, Kind: "duration", Request: true, Max: int64(MaxToolDelay),
+	{Name: SettingMCPConfig, Group: GroupTools, Kind: "file",
+		Help:  "a JSON file of MCP servers in the mcpServers format of Claude Desktop",
+		value: text[string](func(s *Settings) *string { return &s.MCPConfig })},
+	{Name: SettingToolDelay, Label: "Tool delay", Group: GroupTools, Kind: "duration", Request: true, Max: int64(MaxToolDelay),
 		Help:  "how long the built-in stub tools take, at most 1m",
 		value: duration(func(s *Settings) *time.Duration { return &s.ToolDelay })},
 	{Name: SettingToolTimeout, Group: GroupTools, Kind: "duration", Min: 1,
 		Help:  "longest a tool call may take, MCP ones included; then it fails, and is cancelled on an MCP server too",
 		value: duration(func(s *Settings) *time.Duration { return &s.ToolTimeout })},
-	{Name: SettingMCPConfig, Group: GroupTools, Kind: "file",
-		Help:  "a JSON file of MCP servers in the mcpServers format of Claude Desktop",
-		value: text[string](func(s *Settings) *string { return &s.MCPConfig })},
-	{Name: SettingToolsTopK, Group: GroupTools, Kind: "n|auto", Request: true, Min: ToolsTopKAuto,
+	{Name: SettingToolsTopK, Label: "Tools offered", Group: GroupTools, Kind: "n|auto", Request: true, Min: ToolsTopKAuto,
 		Help:  fmt.Sprintf("how many tools each run offers, chosen for the request by --retriever: 0 offers every tool; auto offers %d once more than %d tools are connected", AutoTopK, AutoRetrievalAbove),
 		value: topK(func(s *Settings) *int { return &s.ToolsTopK })},
-	{Name: SettingRetriever, Group: GroupTools, Kind: "name", Request: true,
+	{Name: SettingRetriever, Label: "Tool ranking", Group: GroupTools, Kind: "name", Request: true,
 		Choices: names(retrieve.Retrievers()),
 		Help:    "how --tools-top-k ranks the tools: lexical (BM25, offline), embedding (Ollama's /api/embed) or hybrid (both, fused); without the embedding model it falls back to lexical and says why",
 		value:   text[retrieve.Retriever](func(s *Settings) *retrieve.Retriever { return &s.Retriever })},
@@ -144,6 +147,20 @@ func (f Field) Text(s Settings) string { return f.value.text(&s) }
 // Parse sets the setting in s from text written as a flag or an
 // environment variable writes it.
 func (f Field) Parse(s *Settings, text string) error { return f.value.parse(s, text) }
+
+// Bounds are Min and Max in the unit of the setting's JSON (Key):
+// milliseconds for a duration. Max 0 is unbounded.
+func (f Field) Bounds() (low, high int64) {
+	if _, ok := f.value.(duration); ok {
+		ms := int64(time.Millisecond)
+		return (f.Min + ms - 1) / ms, f.Max / ms // rounded inward
+	}
+	return f.Min, f.Max
+}
+
+// IsNumber says whether the value is a number, as a duration is: one that
+// Min and Max bound.
+func (f Field) IsNumber() bool { _, ok := f.value.number(&Settings{}); return ok }
 
 // IsBool says whether the flag may be given without a value, as --think.
 func (f Field) IsBool() bool { _, ok := f.value.(optionalBool); return ok }

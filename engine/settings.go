@@ -48,7 +48,9 @@ const (
 // MaxRounds, ToolTimeout) fall back to their defaults; ToolDelay and
 // DemoDelay mean no pause at zero. Defaults returns what the binary uses.
 //
-// A new setting is a field here and a row in the table of fields.go.
+// A new setting is a field here and its row in the settings table
+// (fields), from which its flag, variable, request field, checks, its
+// place in /api/settings and on the page, and the docs' flag table follow.
 type Settings struct {
 	Backend    string // BackendOllama, BackendOpenAI, BackendDemo or BackendAuto
 	Model      string // the model; see DefaultModel
@@ -109,17 +111,30 @@ const (
 )
 
 // Defaults are the settings toolscope starts with: the zero value, with
-// the stub tools and the demo model paced so that a person can watch.
+// the stub tools and the demo model paced so that a person can watch. The
+// Model is left empty: which model that means depends on the backend, and
+// Start settles it once the backend is known (see withDefaults).
 func Defaults() Settings {
-	return Settings{ToolDelay: 3 * time.Second, DemoDelay: 30 * time.Millisecond, ToolsTopK: ToolsTopKAuto}.withDefaults()
+	return Settings{ToolDelay: 3 * time.Second, DemoDelay: 30 * time.Millisecond, ToolsTopK: ToolsTopKAuto}.withFixedDefaults()
 }
 
+// withDefaults fills in the zero fields that stand for a default,
+// the model among them. It is the one place of the rule for an unset
+// Model: DefaultModel, but on an OpenAI-compatible server, whose default is
+// the one model it serves, which only it knows (Model stays empty).
 func (s Settings) withDefaults() Settings {
-	if s.Backend == "" {
-		s.Backend = BackendAuto
-	}
+	s = s.withFixedDefaults()
 	if s.Model == "" && s.Backend != BackendOpenAI {
 		s.Model = DefaultModel
+	}
+	return s
+}
+
+// withFixedDefaults fills in the zero fields whose default is the same
+// whatever the other settings are.
+func (s Settings) withFixedDefaults() Settings {
+	if s.Backend == "" {
+		s.Backend = BackendAuto
 	}
 	if s.Mode == "" {
 		s.Mode = llm.ModeRaw
@@ -183,29 +198,6 @@ func (e *SettingError) Error() string {
 		name = e.Key
 	}
 	return name + " " + e.Value + " " + e.Problem
-}
-
-// Choices are the values Validate accepts, for front ends to offer.
-type Choices struct {
-	Backends             []string
-	Modes                []llm.Mode
-	Dialects             []string // the default first
-	MinRounds, MaxRounds int
-	MaxToolDelay         time.Duration
-	Retrievers           []retrieve.Retriever // the default first
-}
-
-// Allowed returns the values a Settings may hold.
-func Allowed() Choices {
-	return Choices{
-		Backends:     []string{BackendOllama, BackendDemo, BackendAuto, BackendOpenAI},
-		Modes:        []llm.Mode{llm.ModeRaw, llm.ModeChat},
-		Dialects:     streamparser.DialectNames(),
-		MinRounds:    MinMaxRounds,
-		MaxRounds:    MaxMaxRounds,
-		MaxToolDelay: MaxToolDelay,
-		Retrievers:   retrieve.Retrievers(),
-	}
 }
 
 // Validate reports every setting that cannot be used, each as a

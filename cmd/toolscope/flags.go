@@ -15,27 +15,24 @@ import (
 
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/frontend/server"
-	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/llm/openai"
 	"github.com/toolscope/toolscope/runs"
-	"github.com/toolscope/toolscope/streamparser"
 	"github.com/toolscope/toolscope/tools/mcp"
-	"github.com/toolscope/toolscope/tools/retrieve"
 )
 
-// Flag groups, in the order -h lists them.
+// Flag groups, in the order -h lists them: the settings' groups, from
+// engine's table, then the commands' own.
 const (
-	groupModel  = "Model"
-	groupLoop   = "Loop"
-	groupTools  = "Tools"
+	groupModel  = string(engine.GroupModel)
+	groupLoop   = string(engine.GroupLoop)
+	groupTools  = string(engine.GroupTools)
 	groupOutput = "Output"
 	groupServer = "Server"
 )
 
 var groupOrder = []string{groupModel, groupTools, groupLoop, groupOutput, groupServer}
 
-// envPrefix starts the environment variable each setting flag reads, as in
-// TOOLSCOPE_MAX_ROUNDS for --max-rounds.
+// envPrefix starts the environment variable of a command's own flag, as
+// engine.Field.Env does a setting's: TOOLSCOPE_KEEP_RUNS for --keep-runs.
 const envPrefix = "TOOLSCOPE_"
 
 // command is one subcommand's flags: the run settings, and what the
@@ -50,7 +47,6 @@ type command struct {
 	settings engine.Settings
 
 	json, showThinking, verbose bool
-	modelSet                    bool // --model or $TOOLSCOPE_MODEL was given
 	addr                        string
 	keepRuns                    int
 	pauseTimeout                time.Duration
@@ -66,58 +62,59 @@ type flagMeta struct {
 	env   string
 }
 
-// newCommand defines the flags every command that runs the loop shares,
-// starting at engine.Defaults.
+// newCommand defines the flags of the commands that run the loop: every
+// setting of engine's table, and the sources of tools, starting at
+// engine.Defaults.
 func newCommand(name, synopsis string, stderr io.Writer) *command {
 	c := newBareCommand(name, synopsis, stderr)
 	c.settings = engine.Defaults()
-	s := &c.settings
-	c.withEnv(groupModel, "backend", "name", "model backend: ollama; openai (vLLM, llama-server, LM Studio or any OpenAI-compatible server at --openai-base-url); demo (offline, scripted); or auto (Ollama when it answers and has the model, else demo)", text[string]{&s.Backend})
-	c.withEnv(groupModel, "model", "name", "the model: Ollama's name, or the id an OpenAI-compatible server serves (unset there: its only model)", setText{text[string]{&s.Model}, &c.modelSet})
-	c.withOllamaHost(groupModel)
-	c.withEnv(groupModel, "openai-base-url", "URL", "the OpenAI-compatible server's API root, such as http://127.0.0.1:8000/v1 (vLLM); unset, $OPENAI_BASE_URL", text[string]{&s.OpenAIBaseURL})
-	c.withEnv(groupModel, "openai-api-key", "key", "the OpenAI-compatible server's API key, if it was started with one; unset, $OPENAI_API_KEY", text[string]{&s.OpenAIAPIKey})
-	c.withEnv(groupModel, "template", "name|file", "the chat template of --backend openai's raw mode: "+strings.Join(openai.Templates(), ", ")+", or a file in Ollama's Go-template format; unset, guessed from the model's name", text[string]{&s.Template})
-	c.withEnv(groupModel, "mode", "name", "raw: toolscope renders the prompt and sends it verbatim; chat: the server renders it (Ollama's /api/chat, /v1/chat/completions)", text[llm.Mode]{&s.Mode})
-	c.withEnv(groupModel, "demo-delay", "duration", "pause between the demo model's tokens", (*durationValue)(&s.DemoDelay))
-	c.withEnv(groupLoop, "dialect", "name", "how the model is told to write tool calls: "+strings.Join(streamparser.DialectNames(), ", "), (*dialectValue)(&s.Dialect))
-	c.withEnv(groupLoop, "think", "", "ask for reasoning: true or false; auto lets the model decide (on where it can think)", optionalBool{&s.Think})
-	c.withEnv(groupLoop, "max-rounds", "n", fmt.Sprintf("most model replies in one run, %d to %d", engine.MinMaxRounds, engine.MaxMaxRounds), (*intValue)(&s.MaxRounds))
 	c.withToolSources()
-	c.withEnv(groupTools, "tool-delay", "duration", "how long the built-in stub tools take, at most 1m", (*durationValue)(&s.ToolDelay))
-	c.withEnv(groupTools, "tool-timeout", "duration", "longest a tool call may take, MCP ones included; then it fails, and is cancelled on an MCP server too", (*durationValue)(&s.ToolTimeout))
+	for _, f := range engine.Fields() {
+		c.withSetting(string(f.Group), f)
+	}
 	// Kept so that scripts written for it still run; unlisted, since one
 	// timeout now bounds every tool call.
-	c.fs.Var((*durationValue)(&s.ToolTimeout), "mcp-timeout", "the old name of --tool-timeout")
+	c.alias("mcp-timeout", engine.SettingToolTimeout)
 	// The OpenAI SDK's own variables, read after the flags are defined so
 	// that -h shows no key; $TOOLSCOPE_* and the command line win.
-	s.OpenAIBaseURL, s.OpenAIAPIKey = os.Getenv("OPENAI_BASE_URL"), os.Getenv("OPENAI_API_KEY")
+	c.settings.OpenAIBaseURL, c.settings.OpenAIAPIKey = os.Getenv("OPENAI_BASE_URL"), os.Getenv("OPENAI_API_KEY")
 	return c
 }
 
 // newToolsCommand is a tools subcommand's: the sources of tools and the
-// run settings' defaults, without the flags of a model or of the loop,
-// since it runs neither.
-func newToolsCommand(name, synopsis string, stderr io.Writer) *command {
+// settings named, in that order, all under Tools; no flags of a model or
+// of the loop, since it runs neither.
+func newToolsCommand(name, synopsis string, stderr io.Writer, settings ...engine.Setting) *command {
 	c := newBareCommand(name, synopsis, stderr)
 	c.settings = engine.Defaults()
-	return c.withToolSources()
-}
-
-// withOllamaHost adds where Ollama is, in group: the model's, and the
-// embedder's of tool retrieval.
-func (c *command) withOllamaHost(group string) *command {
-	c.withEnv(group, "ollama-host", "address", "Ollama address; unset, $OLLAMA_HOST, else 127.0.0.1:11434", text[string]{&c.settings.OllamaHost})
+	c.withToolSources()
+	for _, name := range settings {
+		f, _ := engine.FieldNamed(name)
+		c.withSetting(groupTools, f)
+	}
 	return c
 }
 
-// withToolSources adds the flags that connect MCP servers' tools.
-func (c *command) withToolSources() *command {
+// withToolSources adds the flags that connect MCP servers' tools besides
+// --mcp-config, which is a setting: they add to a list, one server each.
+func (c *command) withToolSources() {
 	s := &c.settings
 	c.add(groupTools, "mcp", "command|URL", "an MCP server: a command to start over stdio, or a streamable HTTP URL (repeatable)", mcpValue{&s.MCP, ""})
 	c.add(groupTools, "mcp-sse", "URL", "an MCP server's URL on the older HTTP+SSE transport (repeatable)", mcpValue{&s.MCP, mcp.TransportSSE})
-	c.withEnv(groupTools, "mcp-config", "file", "a JSON file of MCP servers in the mcpServers format of Claude Desktop", text[string]{&s.MCPConfig})
-	return c
+}
+
+// withSetting adds the flag of one setting of engine's table, listed under
+// group: its name, variable, kind and help are the row's.
+func (c *command) withSetting(group string, f engine.Field) {
+	c.fs.Var(settingValue{f, &c.settings}, f.Flag(), f.Help)
+	c.meta[f.Flag()] = flagMeta{group: group, kind: f.Kind, env: f.Env()}
+	c.order = append(c.order, f.Flag())
+}
+
+// alias adds an unlisted old name for a setting's flag.
+func (c *command) alias(old string, name engine.Setting) {
+	f, _ := engine.FieldNamed(name)
+	c.fs.Var(settingValue{f, &c.settings}, old, "the old name of --"+f.Flag())
 }
 
 // newBareCommand is a command without flags: replay's, which runs no
@@ -143,24 +140,13 @@ func (c *command) withOutput() *command {
 	return c
 }
 
-// withRetrieval adds the flags of tool retrieval, for the commands that
-// run the loop.
-func (c *command) withRetrieval() *command {
-	s := &c.settings
-	c.withEnv(groupTools, "tools-top-k", "n|auto", fmt.Sprintf("how many tools each run offers, chosen for the request by --retriever: 0 offers every tool; auto offers %d once more than %d tools are connected", engine.AutoTopK, engine.AutoRetrievalAbove), (*topKValue)(&s.ToolsTopK))
-	c.withEnv(groupTools, "retriever", "name", "how --tools-top-k ranks the tools: lexical (BM25, offline), embedding (Ollama's /api/embed) or hybrid (both, fused); without the embedding model it falls back to lexical and says why", text[retrieve.Retriever]{&s.Retriever})
-	c.withEnv(groupTools, "embed-model", "name", "the Ollama model that embeds for --retriever embedding and hybrid", text[string]{&s.EmbedModel})
-	return c
-}
-
 // withServer adds serve's flags.
 func (c *command) withServer() *command {
-	c.withRetrieval()
 	c.addr, c.keepRuns = "127.0.0.1:8000", 100
 	c.add(groupOutput, "v", "", "log more, such as MCP servers' stderr", (*boolValue)(&c.verbose))
-	c.withEnv(groupServer, "addr", "host:port", "address to listen on", text[string]{&c.addr})
+	c.withEnv(groupServer, "addr", "host:port", "address to listen on", text{&c.addr})
 	c.withEnv(groupServer, "keep-runs", "n", "finished runs kept, in memory and in the history, for the Runs panel and /api/runs; the oldest go first", (*intValue)(&c.keepRuns))
-	c.withEnv(groupServer, "data-dir", "dir", "where the history of runs is kept, across restarts; unset, the user's data directory ($XDG_DATA_HOME/toolscope or ~/.local/share/toolscope on Linux)", text[string]{&c.dataDir})
+	c.withEnv(groupServer, "data-dir", "dir", "where the history of runs is kept, across restarts; unset, the user's data directory ($XDG_DATA_HOME/toolscope or ~/.local/share/toolscope on Linux)", text{&c.dataDir})
 	c.add(groupServer, "no-history", "", "keep runs in memory only: they go when toolscope stops", (*boolValue)(&c.noHistory))
 	c.pauseTimeout = runs.DefaultPauseTimeout
 	c.withEnv(groupServer, "pause-timeout", "duration", "how long a run in step mode waits at a pause for someone to continue it; then it is stopped, and frees its place among --max-live-runs", (*durationValue)(&c.pauseTimeout))
@@ -206,13 +192,7 @@ func (c *command) parse(args []string, want operands) (positional []string, code
 		fmt.Fprintf(c.stderr, "toolscope %s: %v\n", c.fs.Name(), err)
 		return nil, exitUsage, false
 	}
-	positional, code, ok = parseArgs(c.fs, args, want, c.stderr)
-	if ok && c.settings.Backend == engine.BackendOpenAI && !c.modelSet {
-		// Ollama's default model means nothing to another server: leave
-		// the choice to it, which works when it serves one model.
-		c.settings.Model = ""
-	}
-	return positional, code, ok
+	return parseArgs(c.fs, args, want, c.stderr)
 }
 
 // parseArgs reads flags and positional arguments in any order, as in
@@ -376,25 +356,34 @@ func flagHelp(f *flag.Flag, m flagMeta) string {
 	return b.String()
 }
 
-// Flag values bound to the fields of engine.Settings.
-type (
-	text[T ~string] struct{ p *T }
-	// setText is a text flag that remembers it was given.
-	setText struct {
-		text[string]
-		set *bool
+// settingValue is the flag of one setting of engine's table: the row
+// reads and writes its field of the settings, as a flag writes it.
+type settingValue struct {
+	field    engine.Field
+	settings *engine.Settings
+}
+
+func (v settingValue) String() string {
+	if v.settings == nil { // the flag package's zero value, to compare defaults
+		return ""
 	}
+	return v.field.Text(*v.settings)
+}
+func (v settingValue) Set(s string) error { return v.field.Parse(v.settings, s) }
+
+// IsBoolFlag lets --think stand alone, as --think=false and --think=auto
+// do not.
+func (v settingValue) IsBoolFlag() bool { return v.field.IsBool() }
+
+// Flag values of the commands' own flags.
+type (
+	text     struct{ p *string }
 	intValue int
 	// floatValue is a number such as 2 or 0.5.
-	floatValue float64
-	// topKValue is a number of tools, or "auto" for engine.ToolsTopKAuto.
-	topKValue     int
+	floatValue    float64
 	boolValue     bool
 	durationValue time.Duration
-	dialectValue  streamparser.Dialect
-	// optionalBool is a boolean flag that remembers whether it was set.
-	optionalBool struct{ value **bool }
-	mcpValue     struct {
+	mcpValue      struct {
 		specs     *[]mcp.ServerSpec
 		transport string
 	}
@@ -403,15 +392,13 @@ type (
 	hostsValue struct{ names *[]string }
 )
 
-func (v text[T]) String() string {
+func (v text) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return string(*v.p)
+	return *v.p
 }
-func (v text[T]) Set(s string) error { *v.p = T(s); return nil }
-
-func (v setText) Set(s string) error { *v.set = true; return v.text.Set(s) }
+func (v text) Set(s string) error { *v.p = s; return nil }
 
 func (v *intValue) String() string { return strconv.Itoa(int(*v)) }
 func (v *intValue) Set(s string) error {
@@ -430,25 +417,6 @@ func (v *floatValue) Set(s string) error {
 		return errors.New("not a number")
 	}
 	*v = floatValue(f)
-	return nil
-}
-
-func (v *topKValue) String() string {
-	if *v == engine.ToolsTopKAuto {
-		return "auto"
-	}
-	return strconv.Itoa(int(*v))
-}
-func (v *topKValue) Set(s string) error {
-	if s == "auto" {
-		*v = engine.ToolsTopKAuto
-		return nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return errors.New("not auto, 0 or a number of tools")
-	}
-	*v = topKValue(n)
 	return nil
 }
 
@@ -472,40 +440,6 @@ func (v *durationValue) Set(s string) error {
 	*v = durationValue(d)
 	return nil
 }
-
-func (v *dialectValue) String() string { return streamparser.Dialect(*v).String() }
-func (v *dialectValue) Set(s string) error {
-	d, err := engine.ParseDialect(s)
-	if err != nil {
-		var se *engine.SettingError
-		errors.As(err, &se)
-		return errors.New("it " + se.Problem)
-	}
-	*v = dialectValue(d)
-	return nil
-}
-
-func (v optionalBool) String() string {
-	if v.value == nil || *v.value == nil {
-		return "auto"
-	}
-	return strconv.FormatBool(**v.value)
-}
-
-// Set takes a boolean, or "auto" to let the model decide.
-func (v optionalBool) Set(s string) error {
-	if s == "auto" {
-		*v.value = nil
-		return nil
-	}
-	b, err := strconv.ParseBool(s)
-	if err != nil {
-		return errors.New("not true, false or auto")
-	}
-	*v.value = &b
-	return nil
-}
-func (v optionalBool) IsBoolFlag() bool { return true }
 
 func (v mcpValue) String() string { return "" }
 func (v mcpValue) Set(s string) error {

@@ -144,7 +144,7 @@ func TestRunErrors(t *testing.T) {
 		{"bad mode", []string{"run", "--mode", "fast", "hi"}, exitUsage, `--mode "fast" is unknown`},
 		{"every bad setting at once", []string{"run", "--max-rounds", "99", "--tool-delay", "2m", "hi"}, exitUsage,
 			"toolscope run: --max-rounds 99 must be from 1 to 50\ntoolscope run: --tool-delay 2m0s must be from 0 to 60s\n"},
-		{"unknown dialect", []string{"run", "--dialect", "yaml", "hi"}, exitUsage, `toolscope run: --dialect "yaml": it is unknown: use hermes, marker`},
+		{"unknown dialect", []string{"run", "--dialect", "yaml", "hi"}, exitUsage, `toolscope run: --dialect "yaml" is unknown: use hermes, marker`},
 		{"serve prints no run", []string{"serve", "--json"}, exitUsage, "toolscope serve: unknown flag --json"},
 		{"ollama down", []string{"run", "--backend", "ollama", "--ollama-host", closed, "hi"}, exitError, "'ollama serve', or run with --backend demo"},
 		{"unreadable MCP config", []string{"run", "--mcp-config", "/nonexistent/mcp.json", "hi"}, exitError, "/nonexistent/mcp.json"},

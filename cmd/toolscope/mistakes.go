@@ -56,6 +56,11 @@ func flagProblem(fs *flag.FlagSet, err error) string {
 		return problem + "; 'toolscope " + fs.Name() + " -h' lists the flags"
 	}
 	if m := badValue.FindStringSubmatch(msg); m != nil {
+		if strings.HasPrefix(m[3], "is ") {
+			// Worded as engine's checks word a setting ("is unknown: use
+			// …"), it follows the value as theirs do.
+			return fmt.Sprintf("%s %s %s", dashed(m[2]), m[1], m[3])
+		}
 		return fmt.Sprintf("%s %s: %s", dashed(m[2]), m[1], m[3])
 	}
 	if m := noValue.FindStringSubmatch(msg); m != nil {
@@ -116,7 +121,7 @@ func editDistance(a, b string) int {
 // A warning, not a refusal: $TOOLSCOPE_MODEL may be set for Ollama while
 // a class tries the demo model.
 func (c *command) warnUnused() {
-	if c.settings.Backend == engine.BackendDemo && c.modelSet {
+	if c.settings.Backend == engine.BackendDemo && c.settings.Model != "" {
 		fmt.Fprintf(c.stderr, "toolscope %s: --model %s is ignored: the demo model is scripted and is the only one --backend demo runs; use --backend ollama or openai for %s\n",
 			c.fs.Name(), c.settings.Model, c.settings.Model)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("run", `[flags] "request"`, stderr).withOutput().withRetrieval()
+	c := newCommand("run", `[flags] "request"`, stderr).withOutput()
 	positional, code, ok := c.parse(args, operands{"a request", `e.g. toolscope run "What is 15 times 27?"`})
 	if !ok {
 		return code

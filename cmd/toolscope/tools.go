@@ -40,7 +40,7 @@ func toolsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func toolsList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newToolsCommand("tools list", "[flags]", stderr)
+	c := newToolsCommand("tools list", "[flags]", stderr, engine.SettingMCPConfig)
 	if _, code, ok := c.parse(args, operands{}); !ok {
 		return code
 	}
@@ -57,10 +57,11 @@ func toolsList(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // for a request, asking the engine as a run does: the same defaults, the
 // same auto rule.
 func toolsSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newToolsCommand("tools search", `[flags] "request"`, stderr).withOllamaHost(groupTools).withRetrieval()
+	c := newToolsCommand("tools search", `[flags] "request"`, stderr,
+		engine.SettingMCPConfig, engine.SettingOllamaHost, engine.SettingToolsTopK, engine.SettingRetriever, engine.SettingEmbedModel)
 	// Kept so that scripts written for it still run; unlisted, since a
 	// search now takes a run's own flag.
-	c.fs.Var((*topKValue)(&c.settings.ToolsTopK), "k", "the old name of --tools-top-k")
+	c.alias("k", engine.SettingToolsTopK)
 	positional, code, ok := c.parse(args, operands{"a request", `e.g. toolscope tools search "cancel my meeting"`})
 	if !ok {
 		return code

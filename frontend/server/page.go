@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -16,7 +17,7 @@ func (s *Server) page(c *fiber.Ctx) error {
 	info := e.Backend().Info()
 	data := web.PageData{
 		Backend: info.Backend, Model: info.Model, Mode: string(info.Mode), Demo: info.Demo, Template: info.Template, BaseURL: info.BaseURL,
-		Settings: e.Settings(), Allowed: engine.Allowed(), Fallback: web.FallbackOf(e.Fallback()),
+		Settings: formControls(e.Settings(), info.Model, info.Demo), Fallback: fallbackOf(e.Fallback()),
 	}
 	for _, t := range e.Tools() {
 		data.Tools = append(data.Tools, web.ToolInfo{
@@ -30,6 +31,28 @@ func (s *Server) page(c *fiber.Ctx) error {
 	}
 	c.Type("html", "utf-8")
 	return web.Page(data).Render(c.UserContext(), c.Response().BodyWriter())
+}
+
+// fallbackOf words f for the page, or returns nil for nil. Its next step
+// fits a person who ran ./start.sh: the backend was chosen at start, so
+// whatever fixes Ollama takes a restart to use; the banner never points
+// at a flag they did not type.
+func fallbackOf(f *engine.Fallback) *web.Fallback {
+	if f == nil {
+		return nil
+	}
+	out := &web.Fallback{Problem: f.Problem(), Next: "Restart toolscope (./start.sh) once Ollama answers, to use it."}
+	fix := f.Fix()
+	if fix == nil || fix.Do == "" {
+		return out
+	}
+	step := fix.Do
+	if fix.Setting == engine.SettingBackend && f.Model != "" {
+		// Ollama did not answer at all, so the model may be missing too.
+		step += " and pull the model with 'ollama pull " + f.Model + "'"
+	}
+	out.Next = strings.ToUpper(step[:1]) + step[1:] + ", then restart toolscope (./start.sh) to use it."
+	return out
 }
 
 func indent(schema json.RawMessage) string {

@@ -128,6 +128,7 @@ func (s *Server) routes() {
 	api.Post("/runs/:id/continue", s.continueRun)
 	api.Post("/runs/:id/rerun", s.rerunRun)
 	api.Get("/health", s.health)
+	api.Get("/settings", s.listSettings)
 	api.Get("/models", s.models)
 	api.Get("/tools", s.tools)
 	api.Get("/mcp", s.mcpServers)

@@ -1373,7 +1373,7 @@ func TestChoosingToolsCard(t *testing.T) {
 	_ = eval[chromedp.Void](p, `document.querySelector('#chat .step-tools').scrollIntoView()`)
 	p.screenshot("choosing-tools")
 
-	p.do(chromedp.SetValue(chromedp.ID("set-top-k"), "3"))
+	p.do(chromedp.SetValue(chromedp.ID("set-tools-top-k"), "3"))
 	p.send("Schedule a meeting with the team tomorrow")
 	p.waitEnd(2)
 	card = step(t, p.turns()[1].Rounds[0], "tools")

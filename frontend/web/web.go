@@ -13,12 +13,8 @@ import (
 	"embed"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/toolscope/toolscope/engine"
-	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/tools"
 )
 
@@ -47,10 +43,40 @@ type PageData struct {
 	// MCPServers are the servers that tools with a Source of
 	// "mcp:<name>" come from, failed ones included.
 	MCPServers []MCPServer
-	// Settings are what the run form starts with; Allowed what it offers.
-	Settings engine.Settings
-	Allowed  engine.Choices
+	// Settings are the Settings form's controls, in order: the settings a
+	// request may change, each described from its row of the settings
+	// table (engine.Fields), with the server's value to start from.
+	Settings []Control
 }
+
+// Control is one setting of the Settings form: a select when it has
+// Options or is the Model picker, a text input for text, a number input
+// otherwise.
+type Control struct {
+	Name  string // the setting's name, as the form field
+	ID    string // the element's id, "set-" and the flag's name
+	Label string
+	Title string // what it does: the setting's help
+	// Key is the run request's field, and Type how options.js writes the
+	// control's value there: "text", "number", "seconds" (as
+	// milliseconds) or "tristate" (auto, on or off as left out, true or
+	// false).
+	Key, Type string
+	Value     string // the value it starts with, as the control holds it
+	Options   []Option
+	// Min, Max and Step bound a number input ("" Max: unbounded); Unit is
+	// what it counts in.
+	Min, Max, Step, Unit string
+	// Picker is the Model select: one option here, the served models
+	// filled in by the page from /api/models.
+	Picker bool
+	// Disabled when the backend offers nothing else: the demo model has
+	// one model and one mode.
+	Disabled bool
+}
+
+// Option is one value a select offers, with its label.
+type Option struct{ Value, Label string }
 
 // Audience is whom a page is for, when toolscope asks for tokens. The zero
 // value is the operator of a toolscope that asks for none.
@@ -104,28 +130,6 @@ type Notice struct {
 type Fallback struct {
 	Problem string // what Ollama's check found
 	Next    string // the steps outside toolscope, then a restart
-}
-
-// FallbackOf words f for the page, or returns nil for nil. Its next step
-// fits a person who ran ./start.sh: the backend was chosen at start, so
-// whatever fixes Ollama takes a restart to use; the banner never points
-// at a flag they did not type.
-func FallbackOf(f *engine.Fallback) *Fallback {
-	if f == nil {
-		return nil
-	}
-	out := &Fallback{Problem: f.Problem(), Next: "Restart toolscope (./start.sh) once Ollama answers, to use it."}
-	fix := f.Fix()
-	if fix == nil || fix.Do == "" {
-		return out
-	}
-	step := fix.Do
-	if fix.Setting == llm.SettingBackend && f.Model != "" {
-		// Ollama did not answer at all, so the model may be missing too.
-		step += " and pull the model with 'ollama pull " + f.Model + "'"
-	}
-	out.Next = strings.ToUpper(step[:1]) + step[1:] + ", then restart toolscope (./start.sh) to use it."
-	return out
 }
 
 // MCPServer describes an MCP server for the side panel.
@@ -190,21 +194,6 @@ var seeds = []string{
 	"Send an email to john@example.com about tomorrow's standup",
 	"Schedule a meeting with alice@co.com tomorrow at 10:00",
 	"Cancel the standup meeting next Monday",
-}
-
-// seconds formats a delay for the settings form, which asks in seconds.
-func seconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
-}
-
-// modeLabels name the modes in the settings form.
-var modeLabels = map[llm.Mode]string{llm.ModeRaw: "raw prompt", llm.ModeChat: "chat messages"}
-
-func modeLabel(m llm.Mode) string {
-	if label, ok := modeLabels[m]; ok {
-		return label
-	}
-	return string(m)
 }
 
 // param is one argument of a tool, as the side panel lists it.

@@ -2,17 +2,11 @@ package web
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/toolscope/toolscope/engine"
-	"github.com/toolscope/toolscope/llm"
-	"github.com/toolscope/toolscope/streamparser"
 )
 
 func TestParams(t *testing.T) {
@@ -53,8 +47,13 @@ var sample = PageData{
 		Name: "send_mail", Description: `Send mail. <b>Never</b> "spam".`, Source: "builtin",
 		Parameters: `{"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}`,
 	}},
-	Settings: engine.Settings{MaxRounds: 8, ToolDelay: 1500 * time.Millisecond, Dialect: streamparser.Marker, Mode: llm.ModeChat},
-	Allowed:  engine.Allowed(),
+	Settings: []Control{
+		{Name: "model", ID: "set-model", Label: "Model", Key: "model", Type: "text", Value: "qwen3:4b", Picker: true},
+		{Name: "mode", ID: "set-mode", Label: "Mode", Title: "raw or chat", Key: "mode", Type: "text", Value: "chat",
+			Options: []Option{{"raw", "raw prompt"}, {"chat", "chat messages"}}},
+		{Name: "max_rounds", ID: "set-max-rounds", Label: "Max rounds", Key: "max_rounds", Type: "number", Value: "8", Min: "1", Max: "50", Step: "1"},
+		{Name: "tool_delay", ID: "set-tool-delay", Label: "Tool delay", Key: "tool_delay_ms", Type: "seconds", Value: "1.5", Min: "0", Max: "60", Step: "any", Unit: "s"},
+	},
 }
 
 func TestPageSaysWhenTheDemoModelIsInUse(t *testing.T) {
@@ -86,40 +85,6 @@ func TestPageSaysWhenTheDemoModelIsInUse(t *testing.T) {
 	if strings.Contains(html, "--backend") {
 		t.Error("the fallback note points at a flag that someone who ran ./start.sh never typed")
 	}
-	if !strings.Contains(html, `<select id="set-model" name="model" disabled`) {
-		t.Error("the model picker is enabled for the demo model, which has one model")
-	}
-}
-
-func TestFallbackOf(t *testing.T) {
-	const restart = ", then restart toolscope (./start.sh) to use it."
-	tests := []struct {
-		name          string
-		cause         error
-		problem, next string
-	}{
-		{"Ollama not running",
-			&llm.Error{Problem: "Ollama is not reachable at http://127.0.0.1:11434 (connection refused)", Fix: &llm.Fix{Do: "start Ollama with 'ollama serve'", Setting: llm.SettingBackend, Value: "demo"}},
-			"Ollama is not reachable at http://127.0.0.1:11434 (connection refused)",
-			"Start Ollama with 'ollama serve' and pull the model with 'ollama pull qwen3:4b'" + restart},
-		{"model not pulled",
-			&llm.Error{Problem: `model "qwen3:4b" is not pulled`, Fix: &llm.Fix{Do: "run 'ollama pull qwen3:4b'", Setting: llm.SettingModel}},
-			`model "qwen3:4b" is not pulled`, "Run 'ollama pull qwen3:4b'" + restart},
-		{"no fix known", &llm.Error{Problem: "Ollama answered 500"}, "Ollama answered 500",
-			"Restart toolscope (./start.sh) once Ollama answers, to use it."},
-		{"not an llm.Error", errors.New("boom"), "boom", "Restart toolscope (./start.sh) once Ollama answers, to use it."},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := FallbackOf(&engine.Fallback{Model: "qwen3:4b", Cause: tt.cause})
-			if got.Problem != tt.problem || got.Next != tt.next {
-				t.Errorf("FallbackOf = %+v, want problem %q, next %q", *got, tt.problem, tt.next)
-			}
-		})
-	}
-	if FallbackOf(nil) != nil {
-		t.Error("FallbackOf(nil) is not nil")
-	}
 }
 
 // TestSeedsNameNoFixedDate keeps the examples from going stale: a fixed
@@ -139,15 +104,15 @@ func TestPageShowsToolsAndSettings(t *testing.T) {
 		`<code class="tool-name">send_mail</code>`,
 		`Send mail. &lt;b&gt;Never&lt;/b&gt; &#34;spam&#34;.`, // descriptions are text
 		`<li class="param required" title="to (required)"><code>to</code> <span class="param-type">string</span>`,
-		`value="8"`,   // max rounds
-		`value="1.5"`, // tool delay, in seconds
-		`<option value="auto" selected>`,
-		`<option value="qwen3:4b" selected>qwen3:4b</option>`,
-		// The form offers what the server allows, starting at its settings.
+		// Each control as the server describes it: a select of its
+		// options, the model picker, a number input within bounds.
+		`<label for="set-mode">Mode`,
+		`<select id="set-mode" name="mode" title="raw or chat" data-key="mode" data-type="text">`,
 		`<option value="chat" selected>chat messages</option>`,
-		`<option value="marker" selected>marker</option>`,
-		`min="1" max="50"`,
-		`max="60"`,
+		`<select id="set-model" name="model" title="" data-key="model" data-type="text" data-default="qwen3:4b"><option value="qwen3:4b" selected>qwen3:4b</option>`,
+		`<input id="set-max-rounds" name="max_rounds" title="" data-key="max_rounds" data-type="number" type="number" min="1" max="50" step="1" value="8" required>`,
+		`<label for="set-tool-delay">Tool delay <span class="unit">s</span></label>`,
+		`data-key="tool_delay_ms" data-type="seconds" type="number" min="0" max="60" step="any" value="1.5"`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %s", want)

@@ -214,11 +214,13 @@ func importProblems(layer map[string]int, pkgs []pkg) []string {
 // importers are the rules of "The layers" that the lines cannot say: who
 // may import a package (outside tests). A test helper is imported by tests
 // and other test helpers only; engine is the only package that knows every
-// backend, and two others know one each, for what the page says.
+// backend, and two others know one each, for what the page says; the page
+// (frontend/web) gets its view of the settings from the server, not engine.
 var importers = map[string][]string{
 	"llm/demo":                    {"engine"},
 	"llm/ollama":                  {"engine", "frontend/server"},
-	"llm/openai":                  {"engine", "cmd/toolscope"},
+	"llm/openai":                  {"engine"},
+	"engine":                      {"cmd/toolscope", "cmd/load", "frontend/server", "eval/suite"},
 	"mcpserver":                   {"cmd/toolscope"},
 	"internal/nettest":            {},
 	"llm/ollama/ollamatest":       {},

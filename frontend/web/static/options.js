@@ -1,23 +1,31 @@
 // options.js: the fields of a run request, read from a settings form: the
 // Settings panel's for a new run, the rerun dialog's for a fork.
 
+// How a control's value becomes its request field's, by the control's
+// data-type, which the server gives each setting from the settings table.
+// A tristate's auto (thinking left to the model) is undefined: JSON leaves
+// it out, and it still overrides.
+const read = {
+  text: (value) => value,
+  number: Number,
+  seconds: (value) => Math.round(Number(value) * 1000),
+  tristate: (value) => (value === 'auto' ? undefined : value === 'on'),
+};
+
 /**
  * runOptions reads form into the fields of POST /api/runs (and of a
- * rerun). A field the form lacks is left out, so that the rerun dialog's
- * few fields can override the Settings panel's. Thinking left to the
- * model, or a model or mode the backend does not let one choose, is
- * undefined: JSON leaves it out, and it still overrides.
+ * rerun). Each of the Settings panel's controls names a setting's field
+ * (data-key) and how to read it (data-type); form's control of the same
+ * name gives the value. A field the form lacks is left out, so that the
+ * rerun dialog's few fields can override the Settings panel's. A disabled
+ * control (the demo model's one model and one mode) is undefined.
  */
 export function runOptions(form) {
-  const field = (name) => form.elements.namedItem(name);
   const opts = {};
-  for (const name of ['max_rounds', 'tools_top_k']) if (field(name)) opts[name] = Number(field(name).value);
-  for (const name of ['dialect', 'retriever']) if (field(name)) opts[name] = field(name).value;
-  if (field('tool_delay')) opts.tool_delay_ms = Math.round(Number(field('tool_delay').value) * 1000);
-  const think = field('think')?.value;
-  if (think) opts.think = think === 'auto' ? undefined : think === 'on';
-  // The demo model has one model and one mode, so its fields are disabled.
-  for (const name of ['model', 'mode']) if (field(name)) opts[name] = field(name).disabled ? undefined : field(name).value;
-  if (field('step')?.checked) opts.step = true;
+  for (const setting of document.querySelectorAll('#settings [data-key]')) {
+    const field = form.elements.namedItem(setting.name);
+    if (field) opts[setting.dataset.key] = field.disabled ? undefined : read[setting.dataset.type](field.value);
+  }
+  if (form.elements.namedItem('step')?.checked) opts.step = true;
   return opts;
 }

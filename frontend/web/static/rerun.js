@@ -46,7 +46,7 @@ export class Rerun {
       f[name].value = from.value;
       f[name].disabled = from.disabled;
     }
-    const delay = document.getElementById('set-delay');
+    const delay = document.getElementById('set-tool-delay');
     Object.assign(f.tool_delay, { value: delay.value, max: delay.max });
     // The agent writes the system prompt anew for the new run's settings.
     const original = JSON.stringify((input.messages ?? []).filter((m) => m.role !== 'system'), null, 2);
