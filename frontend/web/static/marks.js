@@ -71,6 +71,9 @@ export const promptMarks = new Marks();
  * appendMarked appends text to parent, its marks highlighted. With each
  * plain run it calls plain(run) instead, when given, so callers can wrap
  * runs themselves.
+ * @param {Node} parent
+ * @param {string} text
+ * @param {{marks?: Marks, before?: Node | null, plain?: (s: string) => void, onMark?: (token: string) => void}} [options]
  */
 export function appendMarked(parent, text, { marks = promptMarks, before = null, plain, onMark } = {}) {
   let last = 0;
@@ -111,6 +114,7 @@ export class RawStream {
     this.read = 0; // raw[:read] is what the parser had read at the last push
     this.region = inThinking ? 'think' : 'text';
     this.run = null; // the span plain text of the current region goes into
+    /** @type {{start: number | null, deltas: number} | null} */
     this.call = null; // the open call: {start, deltas}
     this.ended = []; // calls ended since the last push: {call, raw}
     this.switches = []; // region changes ahead of settled: {at, region}
@@ -161,6 +165,7 @@ export class RawStream {
   placeCalls(end) {
     let from = this.read;
     for (const { call, raw } of this.ended) {
+      /** @type {number | null} */
       let start = call?.start ?? null;
       if (start === null) {
         start = this.raw.indexOf(raw, from);

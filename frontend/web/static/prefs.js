@@ -45,13 +45,13 @@
    * it was there, else the first card in sight stays where it was.
    */
   const keepInView = (change) => {
-    const chat = document.getElementById('chat');
+    const chat = /** @type {HTMLElement} */ (document.getElementById('chat'));
     // From the chat's top, which moves too as the header grows or shrinks.
     const below = (el) => el.getBoundingClientRect().top - chat.getBoundingClientRect().top;
     const atEnd = chat.scrollHeight - chat.scrollTop - chat.clientHeight < 48;
     const anchor = [...chat.querySelectorAll('.user-msg, .round-head, .step, .turn-end')]
       .find((el) => below(el) + el.getBoundingClientRect().height > 0);
-    const before = anchor && below(anchor);
+    const before = anchor ? below(anchor) : 0;
     // The browser's own anchoring would pick its own card, and move it again.
     chat.style.overflowAnchor = 'none';
     change();
@@ -61,7 +61,8 @@
   };
 
   document.addEventListener('DOMContentLoaded', () => {
-    const $ = (id) => document.getElementById(id);
+    // The page renders each of these; the demo's only with the demo model.
+    const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
     const label = $('theme-label');
     const sideShown = () => (narrow.matches ? root.classList.contains('side-open') : !root.classList.contains('side-hidden'));
     const show = () => {

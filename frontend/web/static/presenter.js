@@ -68,8 +68,8 @@ function fit(chat) {
  */
 export function startPresenter({ escapeStops }) {
   followRuns();
-  const chat = document.getElementById('chat');
-  const toggle = document.getElementById('toggle-present');
+  const chat = /** @type {HTMLElement} */ (document.getElementById('chat'));
+  const toggle = /** @type {HTMLElement} */ (document.getElementById('toggle-present'));
   let queued = false;
   chat.addEventListener(RUN_EVENT, () => {
     if (queued || !presenting()) return;
