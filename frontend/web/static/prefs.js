@@ -17,7 +17,9 @@
   const write = (key, value) => {
     try {
       localStorage.setItem(key, value);
-    } catch {}
+    } catch {
+      // storage can be off: the choice lasts until the page is left
+    }
   };
 
   // With no choice stored, the system's colour scheme decides.
