@@ -81,7 +81,7 @@ class Round {
       const stream = new RawStream(slot(card, 'text'), { inThinking: this.inThinking, marks: this.marks });
       this.raw = { card, stream, chunks: 0 };
       // The thinking it holds is the Thinking card's text again, so it is
-      // folded to one line (app.css); a click shows it here too, or folds it again.
+      // folded to one line (css/pipeline.css); a click shows it here too, or folds it again.
       stream.pre.addEventListener('click', (ev) => {
         if (ev.target.closest('.raw-think')) stream.pre.classList.toggle('shows-thinking');
       });
@@ -264,16 +264,25 @@ function endCall(round, call) {
 
 // ---- event handlers -------------------------------------------------------
 
-/** finishedHow words, at the end of a turn, how its run finished. */
+/**
+ * finishedHow words, at the end of a turn, how its run finished. Its type
+ * asks for every reason in events.js, so tsc names one it lacks.
+ * @type {Record<import('./events.js').ReasonName, string>}
+ */
 const finishedHow = {
   [Reason.Answered]: 'Answered',
+  // A run of the /v1 API whose tools the app runs: the calls went back to it.
+  [Reason.Returned]: 'Calls returned to the app',
   [Reason.Cancelled]: 'Stopped',
   [Reason.CutOff]: 'Cut off',
   [Reason.MaxRounds]: 'Round limit reached',
   [Reason.Failed]: 'Failed',
 };
 
-// handlers draws each event type; `this` is the RunView.
+// handlers draws each event type; `this` is the RunView. Its type asks for
+// a handler for every type in events.js, so tsc names any event the page
+// does not draw.
+/** @type {Record<import('./events.js').EventTypeName, (this: RunView, e: any) => void>} */
 const handlers = {
   [EventType.RunStarted](e) {
     this.info = e.run;
@@ -323,7 +332,7 @@ const handlers = {
     meta(card, [this.info?.model, `${mode} mode`, this.info?.dialect && `${this.info.dialect} calls`, plural(messages.length, 'message'), ...size, `thinking ${think ? 'on' : 'off'}`]
       .filter(Boolean).join(' · '));
     fill(card, { 'last-role': last ? `newest: ${last.role}` : '', 'last-text': last ? shorten(last.content, 240) : '' });
-    slot(card, 'view').addEventListener('click', () => this.showInput(e.input, e.round, this.marks));
+    slot(card, 'view').addEventListener('click', () => this.showInput?.(e.input, e.round, this.marks));
     this.onRound?.(e.round);
     this.onRoundHead?.(r.el.querySelector('.round-head'), e.round, e.input);
   },
@@ -578,7 +587,13 @@ export class RunView {
    * @param {RunViewHooks} hooks
    */
   constructor(turn, hooks = {}) {
-    Object.assign(this, hooks);
+    this.showInput = hooks.showInput;
+    this.onRound = hooks.onRound;
+    this.announce = hooks.announce;
+    this.onTools = hooks.onTools;
+    this.onRoundHead = hooks.onRoundHead;
+    this.continueRun = hooks.continueRun;
+    this.onPause = hooks.onPause;
     this.turn = turn;
     if (hooks.firstRound) turn.dataset.firstRound = String(hooks.firstRound);
     this.roundsEl = slot(turn, 'rounds');

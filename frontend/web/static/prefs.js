@@ -5,7 +5,7 @@
 (() => {
   const root = document.documentElement;
   const dark = matchMedia('(prefers-color-scheme: dark)');
-  // Below this width the side panel is a drawer over the chat (app.css).
+  // Below this width the side panel is a drawer over the chat (css/layout.css).
   const narrow = matchMedia('(max-width: 60rem)');
   const read = (key) => {
     try {
