@@ -64,10 +64,10 @@ export class Composer {
   }
 
   /**
-   * running disables Send while a run is in progress.
+   * showRunning disables Send while a run is in progress.
    * @param {boolean} running
    */
-  running(running) {
+  showRunning(running) {
     this.ui.send.disabled = running;
   }
 

@@ -177,11 +177,14 @@ export class Session {
     this.setLive(live);
   }
 
-  /** viewHooks are what every RunView of the page shares: the input dialog, and the announcer. */
+  /**
+   * viewHooks are what every RunView of the page shares: the input dialog, and the announcer.
+   * @returns {import('./pipeline.js').RunViewHooks}
+   */
   viewHooks() {
     return {
-      showInput: (/** @type {any} */ input, /** @type {number} */ round, /** @type {any} */ marks) => this.dialog.show(input, round, marks),
-      announce: (/** @type {string} */ text) => {
+      showInput: (input, round, marks) => this.dialog.show(input, round, marks),
+      announce: (text) => {
         this.announcer.textContent = text;
       },
     };
@@ -259,7 +262,7 @@ export class Session {
         b.hidden = !running;
         b.disabled = !live?.id;
       }
-      this.composer?.running(running);
+      this.composer?.showRunning(running);
     }
     const idle = this.viewer ? 'Waiting for the next request' : 'Ready';
     this.status.set(running ? 'Starting…' : idle, running ? 'live' : '');
