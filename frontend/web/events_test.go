@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -48,6 +49,40 @@ func TestEventsModuleIsCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s is out of date with agent.Type and agent.Reason: run go test ./frontend/web -run TestEventsModuleIsCurrent -update\nwant:\n%s", eventsModule, want)
+	}
+}
+
+// TestScriptsNameEventsThroughTheModule checks that no script but
+// events.js quotes an event type: a literal would not follow a rename in
+// package agent. Only the names of more than one word are looked for, as
+// "error" or "token" are words the scripts also use for other things.
+func TestScriptsNameEventsThroughTheModule(t *testing.T) {
+	types, err := agentConstants(agentDir, "Type")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts, err := fs.Glob(Static, "static/*.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range scripts {
+		if path == eventsModule {
+			continue
+		}
+		src, err := fs.ReadFile(Static, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range types {
+			if !strings.Contains(c.Value, "_") {
+				continue
+			}
+			for _, quote := range []string{"'", `"`, "`"} {
+				if bytes.Contains(src, []byte(quote+c.Value+quote)) {
+					t.Errorf("%s quotes the event type %s: use EventType.%s from events.js", path, c.Value, c.Name)
+				}
+			}
+		}
 	}
 }
 
