@@ -19,7 +19,8 @@ import { StatusLine } from './status.js';
 import { startPresenter } from './presenter.js';
 
 /**
- * $ finds the element of an id the page has; the page's templ renders each one used here.
+ * $ finds an element by id. Its type is left open: each use knows the
+ * element's kind, and whether a viewer's page lacks it.
  * @param {string} id
  * @returns {any}
  */
