@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it. It installs what the tests need when
 # it is missing: Debian's chromium for the browser tests, and from npm the
-# public MCP server-everything for the MCP client's tests and the official
-# openai client for the tests of toolscope's /v1 API.
+# public MCP server-everything for the MCP client's tests, the official
+# openai client for the tests of toolscope's /v1 API, and TypeScript and
+# ESLint, which check the page's scripts.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -14,11 +15,12 @@ if ! command -v chromium >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
 fi
 
-# One install for both: npm prunes packages installed with --no-save that
+# One install for all: npm prunes packages installed with --no-save that
 # a later install does not name.
-if [ ! -x node_modules/.bin/mcp-server-everything ] || [ ! -f node_modules/openai/package.json ]; then
-	echo "test.sh: installing @modelcontextprotocol/server-everything for the MCP tests and the openai client for the /v1 API's" >&2
-	npm install --no-save --no-audit --no-fund --silent @modelcontextprotocol/server-everything openai@7
+if [ ! -x node_modules/.bin/mcp-server-everything ] || [ ! -f node_modules/openai/package.json ] ||
+	[ ! -x node_modules/.bin/tsc ] || [ ! -x node_modules/.bin/eslint ] || [ ! -f node_modules/@eslint/js/package.json ]; then
+	echo "test.sh: installing @modelcontextprotocol/server-everything for the MCP tests, the openai client for the /v1 API's, and typescript and eslint for the page's scripts" >&2
+	npm install --no-save --no-audit --no-fund --silent @modelcontextprotocol/server-everything openai@7 typescript@7 eslint@10 @eslint/js@10
 fi
 
 unformatted=$(gofmt -l $(git ls-files '*.go'))
@@ -33,6 +35,10 @@ if ! git diff --quiet -- 'frontend/web/*_templ.go'; then
 	git diff --stat -- 'frontend/web/*_templ.go' >&2
 	exit 1
 fi
+# The page's scripts: type-checked from their JSDoc (frontend/web/tsconfig.json)
+# and linted (frontend/web/eslint.config.mjs).
+node_modules/.bin/tsc -p frontend/web/tsconfig.json
+node_modules/.bin/eslint frontend/web/static
 go vet ./...
 go test -race -count=1 ./...
 # The parser benchmarks, once each: they check that both parsers find the

@@ -4,6 +4,7 @@
 // up with the rounds of the run it reran. The Runs panel picks the two
 // with a "Compare" box per run. Model text is set with textContent only.
 import { clone, el, fill, plural, slot } from './dom.js';
+import { EventType } from './events.js';
 import { hunks, lineDiff } from './diff.js';
 import { createTurn, duration, RunView } from './pipeline.js';
 
@@ -42,6 +43,7 @@ export class Compare {
     if (on) this.picked.push(id);
     // A third pick replaces the oldest, so two boxes at most are checked.
     for (const old of this.picked.splice(0, Math.max(this.picked.length - 2, 0))) {
+      /** @type {HTMLInputElement | null} */
       const box = this.list.querySelector(`[data-compare="${CSS.escape(old)}"]`);
       if (box) box.checked = false;
     }
@@ -85,28 +87,28 @@ function summarize(snap) {
   for (const [n, raw] of rawOutputs(snap.events)) round(n).raw = raw;
   for (const e of snap.events) {
     switch (e.type) {
-      case 'run_started':
+      case EventType.RunStarted:
         info = e.run;
         break;
-      case 'round_started':
+      case EventType.RoundStarted:
         round(e.round).input = e.input;
         break;
-      case 'edited':
+      case EventType.Edited:
         // The model read the input as edited at its pause, not as first shown.
         if (e.change.what === 'input') Object.assign(round(e.round), { input: e.change.now, edited: true });
         break;
-      case 'text_delta':
+      case EventType.TextDelta:
         round(e.round).text += e.text;
         break;
-      case 'tool_call_parsed':
-      case 'tool_call_invalid':
-      case 'tool_call_cut':
+      case EventType.ToolCallParsed:
+      case EventType.ToolCallInvalid:
+      case EventType.ToolCallCut:
         round(e.round).calls.set(e.call.index, { call: e.call, error: e.call.reason });
         break;
-      case 'tool_finished':
+      case EventType.ToolFinished:
         round(e.round).calls.set(e.call.index, { call: e.call, result: e.result, error: e.error, ms: e.duration_ms });
         break;
-      case 'round_finished':
+      case EventType.RoundFinished:
         round(e.round).stats = e.stats;
         break;
     }

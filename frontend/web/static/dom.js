@@ -2,11 +2,16 @@
 // renders; scripts clone them and fill their data-slot elements with text.
 // It also holds the small element and wording helpers the scripts share.
 
-/** clone returns a copy of the first element of <template id="id">. */
+/**
+ * clone returns a copy of the first element of <template id="id">.
+ * @param {string} id
+ * @returns {HTMLElement}
+ */
 export function clone(id) {
   const tpl = document.getElementById(id);
-  if (!tpl) throw new Error(`toolscope: the page has no <template id="${id}">`);
-  return tpl.content.firstElementChild.cloneNode(true);
+  const first = tpl instanceof HTMLTemplateElement && tpl.content.firstElementChild;
+  if (!first) throw new Error(`toolscope: the page has no <template id="${id}">`);
+  return /** @type {HTMLElement} */ (first.cloneNode(true));
 }
 
 /** slot finds the element marked data-slot="name" inside root. */

@@ -19,7 +19,7 @@ export function takesKey(target, key) {
 
 /** typing says whether someone is typing into the focused element: a text field that holds text. */
 export function typing(target) {
-  return target instanceof Element && Boolean(textField(target)) && Boolean(target.value ?? target.textContent);
+  return target instanceof Element && Boolean(textField(target)) && Boolean('value' in target ? target.value : target.textContent);
 }
 
 /** shortcut says whether a keydown may be one of the page's: no modifier, no dialog open, not the focused element's key. */

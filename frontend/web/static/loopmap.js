@@ -5,6 +5,7 @@
 // the RunViews in the chat, live runs and recordings alike, through the
 // event (RUN_EVENT) each view dispatches.
 import { el, slot } from './dom.js';
+import { EventType, Reason } from './events.js';
 import { turnRound } from './pipeline.js';
 import { RUN_EVENT } from './runevent.js';
 
@@ -12,20 +13,20 @@ import { RUN_EVENT } from './runevent.js';
 // it is. The model's output never moves the map back within a round: the
 // raw output that follows a parsed call is still the call's step.
 const stepOf = {
-  run_started: 'request',
-  tools_selected: 'request',
-  round_started: 'model',
-  thinking_delta: 'model',
-  text_delta: 'model',
-  token: 'model',
-  tool_call_opened: 'call',
-  tool_call_delta: 'call',
-  tool_call_parsed: 'call',
-  tool_call_invalid: 'call',
-  tool_call_cut: 'call',
-  tool_started: 'tool',
-  tool_finished: 'tool',
-  tool_response: 'response',
+  [EventType.RunStarted]: 'request',
+  [EventType.ToolsSelected]: 'request',
+  [EventType.RoundStarted]: 'model',
+  [EventType.ThinkingDelta]: 'model',
+  [EventType.TextDelta]: 'model',
+  [EventType.Token]: 'model',
+  [EventType.ToolCallOpened]: 'call',
+  [EventType.ToolCallDelta]: 'call',
+  [EventType.ToolCallParsed]: 'call',
+  [EventType.ToolCallInvalid]: 'call',
+  [EventType.ToolCallCut]: 'call',
+  [EventType.ToolStarted]: 'tool',
+  [EventType.ToolFinished]: 'tool',
+  [EventType.ToolResponse]: 'response',
 };
 const order = ['request', 'model', 'call', 'tool', 'response', 'answer'];
 
@@ -48,24 +49,24 @@ export class LoopMap {
   show(e, turn) {
     // Whatever follows a pause, the run has moved on from it.
     this.unpause();
-    if (e.type === 'run_started') this.reset();
+    if (e.type === EventType.RunStarted) this.reset();
     if (e.round) slot(this.el, 'round').textContent = `round ${turnRound(turn, e.round)}`;
-    if (e.type === 'paused') {
+    if (e.type === EventType.Paused) {
       this.pause(e.pause.at);
       return;
     }
-    if (e.type === 'tool_started') slot(this.el, 'tool').textContent = e.call.name;
-    if (e.type === 'tool_finished' || e.type === 'round_started') slot(this.el, 'tool').textContent = '';
-    if (e.type === 'run_finished') {
+    if (e.type === EventType.ToolStarted) slot(this.el, 'tool').textContent = e.call.name;
+    if (e.type === EventType.ToolFinished || e.type === EventType.RoundStarted) slot(this.el, 'tool').textContent = '';
+    if (e.type === EventType.RunFinished) {
       this.el.dataset.end = e.reason;
-      if (e.reason === 'answered') this.light('answer');
+      if (e.reason === Reason.Answered) this.light('answer');
       return;
     }
-    if (e.type === 'error') this.el.dataset.end = 'error';
+    if (e.type === EventType.Error) this.el.dataset.end = 'error';
     const next = stepOf[e.type];
     if (!next) return;
     const back = order.indexOf(next) < order.indexOf(this.step);
-    if (next !== 'model' || !back || e.type === 'round_started') this.light(next);
+    if (next !== 'model' || !back || e.type === EventType.RoundStarted) this.light(next);
   }
 
   light(step) {
@@ -107,7 +108,8 @@ export class LoopMap {
  */
 export function followRuns() {
   const nav = document.getElementById('loop-map');
-  if (!nav) return;
+  const chat = document.getElementById('chat');
+  if (!nav || !chat) return;
   const map = new LoopMap(nav);
-  document.getElementById('chat').addEventListener(RUN_EVENT, (ev) => map.show(ev.detail, ev.target));
+  chat.addEventListener(RUN_EVENT, (ev) => map.show(/** @type {CustomEvent} */ (ev).detail, ev.target));
 }

@@ -58,6 +58,9 @@ export const promptMarks = new Marks();
  * appendMarked appends text to parent, its marks highlighted. With each
  * plain run it calls plain(run) instead, when given, so callers can wrap
  * runs themselves.
+ * @param {Node} parent
+ * @param {string} text
+ * @param {{marks?: Marks, before?: Node | null, plain?: (s: string) => void, onMark?: (token: string) => void}} [options]
  */
 export function appendMarked(parent, text, { marks = promptMarks, before = null, plain, onMark } = {}) {
   let last = 0;

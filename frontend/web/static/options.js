@@ -19,13 +19,18 @@ const read = {
  * name gives the value. A field the form lacks is left out, so that the
  * rerun dialog's few fields can override the Settings panel's. A disabled
  * control (the demo model's one model and one mode) is undefined.
+ * @param {HTMLFormElement} form
+ * @returns {Record<string, unknown>}
  */
 export function runOptions(form) {
+  /** @type {Record<string, unknown>} */
   const opts = {};
   for (const setting of document.querySelectorAll('#settings [data-key]')) {
-    const field = form.elements.namedItem(setting.name);
-    if (field) opts[setting.dataset.key] = field.disabled ? undefined : read[setting.dataset.type](field.value);
+    const control = /** @type {HTMLInputElement | HTMLSelectElement} */ (setting);
+    const field = /** @type {HTMLInputElement | HTMLSelectElement | null} */ (form.elements.namedItem(control.name));
+    const how = /** @type {keyof typeof read} */ (control.dataset.type);
+    if (field && control.dataset.key) opts[control.dataset.key] = field.disabled ? undefined : read[how](field.value);
   }
-  if (form.elements.namedItem('step')?.checked) opts.step = true;
+  if (/** @type {HTMLInputElement | null} */ (form.elements.namedItem('step'))?.checked) opts.step = true;
   return opts;
 }

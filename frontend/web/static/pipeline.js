@@ -4,6 +4,7 @@
 import { clone, count, el, fill, plural, shorten, slot } from './dom.js';
 import { appendMarked, Marks, promptMarks, RawStream } from './marks.js';
 import { markEdited, showPause } from './step.js';
+import { EventType, Reason } from './events.js';
 import { RUN_EVENT } from './runevent.js';
 
 /** createTurn draws a user's request; its rounds go inside. */
@@ -79,7 +80,7 @@ class Round {
       const stream = new RawStream(slot(card, 'text'), { marks: this.marks });
       this.raw = { card, stream };
       // The thinking it holds is the Thinking card's text again, so it is
-      // folded to one line (app.css); a click shows it here too, or folds it again.
+      // folded to one line (css/pipeline.css); a click shows it here too, or folds it again.
       stream.pre.addEventListener('click', (ev) => {
         if (ev.target.closest('.raw-think')) stream.pre.classList.toggle('shows-thinking');
       });
@@ -109,7 +110,7 @@ class Round {
    */
   cutShort(reason) {
     if (this.replied || !this.answer) return;
-    partial(this.answer, reason === 'cancelled' ? 'Stopped: partial reply' : 'Cut off: partial reply');
+    partial(this.answer, reason === Reason.Cancelled ? 'Stopped: partial reply' : 'Cut off: partial reply');
   }
 
   /** close ends everything still live in the round, when the run is over. */
@@ -184,6 +185,7 @@ function showEditedArguments(card, change) {
 
 // The Settings control for each setting a fix can name. A fix's booleans
 // are the Thinking select's "on" and "off".
+/** @type {Record<string, string>} */
 const controls = { model: 'set-model', mode: 'set-mode', think: 'set-think' };
 const optionValue = (value) => ({ true: 'on', false: 'off' })[value] ?? value;
 
@@ -201,7 +203,7 @@ export function fixText(fix) {
 function settingText(setting, value) {
   if (!setting) return '';
   if (setting === 'backend') return `restart toolscope with --backend ${value}`;
-  const control = document.getElementById(controls[setting]);
+  const control = /** @type {HTMLSelectElement | null} */ (document.getElementById(controls[setting]));
   const label = control?.labels[0]?.textContent.trim() ?? setting;
   if (!value) return `choose another in Settings → ${label}`;
   const option = [...(control?.options ?? [])].find((o) => o.value === optionValue(value));
@@ -209,13 +211,19 @@ function settingText(setting, value) {
 }
 
 /** errorCard shows what went wrong and, apart, what to do about it. */
+/**
+ * @param {HTMLElement} card
+ * @param {string} message
+ * @param {string} where
+ * @param {{do?: string, setting?: string, value?: any} | null} [fix]
+ */
 function errorCard(card, message, where, fix = null) {
   title(card, 'Error');
   meta(card, where);
   fill(card, { what: message });
   if (!fix) return card;
   fill(card, { 'next-text': fixText(fix) });
-  const control = document.getElementById(controls[fix.setting]);
+  const control = fix.setting ? document.getElementById(controls[fix.setting]) : null;
   if (control) {
     const show = Object.assign(document.createElement('button'), { type: 'button', className: 'ghost' });
     show.textContent = 'Show the setting';
@@ -250,16 +258,34 @@ function execTitle(e, faked) {
 
 // ---- event handlers -------------------------------------------------------
 
-// handlers draws each event type; `this` is the RunView.
+/**
+ * finishedHow words, at the end of a turn, how its run finished. Its type
+ * asks for every reason in events.js, so tsc names one it lacks.
+ * @type {Record<import('./events.js').ReasonName, string>}
+ */
+const finishedHow = {
+  [Reason.Answered]: 'Answered',
+  // A run of the /v1 API whose tools the app runs: the calls went back to it.
+  [Reason.Returned]: 'Calls returned to the app',
+  [Reason.Cancelled]: 'Stopped',
+  [Reason.CutOff]: 'Cut off',
+  [Reason.MaxRounds]: 'Round limit reached',
+  [Reason.Failed]: 'Failed',
+};
+
+// handlers draws each event type; `this` is the RunView. Its type asks for
+// a handler for every type in events.js, so tsc names any event the page
+// does not draw.
+/** @type {Record<import('./events.js').EventTypeName, (this: RunView, e: any) => void>} */
 const handlers = {
-  run_started(e) {
+  [EventType.RunStarted](e) {
     this.info = e.run;
     this.marks = new Marks(e.run.dialect_marks);
     this.onTools?.(e.run.tools ?? []);
   },
 
   // Tool retrieval chose the run's tools: the first card of round 1.
-  tools_selected(e) {
+  [EventType.ToolsSelected](e) {
     const sel = e.selection;
     const card = this.round(1).add('tools');
     const offered = sel.tools ?? [];
@@ -288,7 +314,7 @@ const handlers = {
     slot(card, 'left-out').hidden = sel.left_out === 0;
   },
 
-  round_started(e) {
+  [EventType.RoundStarted](e) {
     this.rounds.get(e.round - 1)?.fold();
     const r = this.round(e.round);
     r.input = e.input;
@@ -299,12 +325,12 @@ const handlers = {
     meta(card, [this.info?.model, `${mode} mode`, this.info?.dialect && `${this.info.dialect} calls`, plural(messages.length, 'message'), ...size, `thinking ${think ? 'on' : 'off'}`]
       .filter(Boolean).join(' · '));
     fill(card, { 'last-role': last ? `newest: ${last.role}` : '', 'last-text': last ? shorten(last.content, 240) : '' });
-    slot(card, 'view').addEventListener('click', () => this.showInput(e.input, e.round, this.marks));
+    slot(card, 'view').addEventListener('click', () => this.showInput?.(e.input, e.round, this.marks));
     this.onRound?.(e.round);
     this.onRoundHead?.(r.el.querySelector('.round-head'), e.round, e.input);
   },
 
-  thinking_delta(e) {
+  [EventType.ThinkingDelta](e) {
     const r = this.round(e.round);
     if (!r.thinking) {
       // Thinking is read out of the raw output, but it is the model's first
@@ -319,7 +345,7 @@ const handlers = {
     box.scrollTop = box.scrollHeight;
   },
 
-  token(e) {
+  [EventType.Token](e) {
     const raw = this.round(e.round).output();
     // A token event says the region the parser read its text in; one
     // recorded before events said so is a chunk as it arrived, what the
@@ -332,7 +358,7 @@ const handlers = {
       (held ? ` · holding back ${plural(held.length, 'character')}` : ''));
   },
 
-  text_delta(e) {
+  [EventType.TextDelta](e) {
     const r = this.round(e.round);
     r.output(); // parsed text comes before its token event, but goes below it
     r.text += e.text;
@@ -345,7 +371,7 @@ const handlers = {
     slot(r.answer, 'text').textContent = r.text.trim();
   },
 
-  tool_call_opened(e) {
+  [EventType.ToolCallOpened](e) {
     const r = this.round(e.round);
     r.output(); // the raw output the call is written in goes above it
     const card = r.add('call-live');
@@ -356,13 +382,13 @@ const handlers = {
     if (r.answer) title(r.answer, 'Text before the tool call');
   },
 
-  tool_call_delta(e) {
+  [EventType.ToolCallDelta](e) {
     const r = this.round(e.round);
     const card = r.calls.get(e.call.index);
     if (card) slot(card, 'text').append(e.text);
   },
 
-  tool_call_parsed(e) {
+  [EventType.ToolCallParsed](e) {
     const r = this.round(e.round);
     const card = clone('tpl-call');
     const { call } = e;
@@ -375,7 +401,7 @@ const handlers = {
     this.placeCall(r, call.index, card);
   },
 
-  tool_call_invalid(e) {
+  [EventType.ToolCallInvalid](e) {
     const r = this.round(e.round);
     const card = clone('tpl-call-invalid');
     // The tag's own line breaks say nothing about the call.
@@ -386,7 +412,7 @@ const handlers = {
 
   // A stop, an error or the length limit ended the reply inside a call:
   // the model did not write it broken, so it is no invalid call.
-  tool_call_cut(e) {
+  [EventType.ToolCallCut](e) {
     const r = this.round(e.round);
     let card = r.calls.get(e.call.index);
     if (!card) {
@@ -395,18 +421,18 @@ const handlers = {
       r.calls.set(e.call.index, card);
     }
     card.classList.remove('is-live');
-    partial(card, e.reason === 'cancelled' ? 'Stopped: partial call' : 'Cut off: partial call');
+    partial(card, e.reason === Reason.Cancelled ? 'Stopped: partial call' : 'Cut off: partial call');
     meta(card, `not run · call ${e.call.index + 1}`);
   },
 
-  tool_call_in_thinking(e) {
+  [EventType.ToolCallInThinking](e) {
     // The reply ended before </think>, after a call the model wrote there.
     this.notice(this.round(e.round), 'A tool call inside thinking was not run',
       `The model wrote ${e.text} while thinking, and its reply ended before </think>. ` +
       'Calls inside thinking are plans, so toolscope did not run it.');
   },
 
-  tool_started(e) {
+  [EventType.ToolStarted](e) {
     const r = this.round(e.round);
     const card = execCard(r, e.call);
     card.classList.add('is-live');
@@ -421,7 +447,7 @@ const handlers = {
     r.execs.set(e.call.index, { card, timer: setInterval(tick, 100) });
   },
 
-  tool_finished(e) {
+  [EventType.ToolFinished](e) {
     const r = this.round(e.round);
     // A result typed at a pause (step mode) comes with no tool_started:
     // no tool ran, so there is no time to show.
@@ -454,25 +480,25 @@ const handlers = {
     }
   },
 
-  tool_response(e) {
+  [EventType.ToolResponse](e) {
     const card = this.round(e.round).add('response');
     appendMarked(slot(card, 'text'), e.text, { marks: this.marks });
     meta(card, `added as a user turn · ${plural(e.text.length, 'character')}`);
   },
 
   // Step mode: the run waits on the page (step.js draws the controls).
-  paused(e) {
+  [EventType.Paused](e) {
     showPause(this, e);
   },
 
-  edited(e) {
+  [EventType.Edited](e) {
     const { what, call } = e.change;
     if (what === 'result' || what === 'error') this.round(e.round).faked.add(call);
     if (what === 'arguments') showEditedArguments(this.round(e.round).calls.get(call), e.change);
     markEdited(this, e);
   },
 
-  round_finished(e) {
+  [EventType.RoundFinished](e) {
     const r = this.round(e.round);
     r.endReply();
     const s = e.stats ?? {};
@@ -492,7 +518,7 @@ const handlers = {
     slot(r.el, 'stats').classList.add('is-filled');
   },
 
-  error(e) {
+  [EventType.Error](e) {
     const r = e.round > 0 ? this.round(e.round) : null;
     // Only the backend fails a run: rendering the input, or streaming the reply.
     let where = 'before the first round';
@@ -500,28 +526,28 @@ const handlers = {
     errorCard(this.add(r, 'error'), e.error, where, e.fix);
   },
 
-  run_finished(e) {
+  [EventType.RunFinished](e) {
     const last = this.rounds.get(e.rounds) ?? [...this.rounds.values()].at(-1);
     for (const r of this.rounds.values()) r.close();
-    if (e.reason !== 'answered') last?.cutShort(e.reason);
-    if (e.reason === 'answered') {
+    if (e.reason !== Reason.Answered) last?.cutShort(e.reason);
+    if (e.reason === Reason.Answered) {
       let card = last?.answer;
       if (!card) card = this.add(last, 'answer');
       card.classList.add('is-final');
       slot(card, 'text').textContent = e.text || '(the model wrote no text)';
       this.announce?.(e.text);
-    } else if (e.reason === 'cancelled') {
+    } else if (e.reason === Reason.Cancelled) {
       this.notice(last, 'Stopped', 'The model request and any running tool were cancelled. What happened so far stays in the conversation.');
-    } else if (e.reason === 'cut_off') {
+    } else if (e.reason === Reason.CutOff) {
       this.notice(last, 'Cut off: the model reached its context or token limit',
         'The reply stopped before the model finished it, so it is not an answer. Ask for something shorter, start a new conversation, ' +
         'or give the model more room: a larger context for Ollama (OLLAMA_CONTEXT_LENGTH=16384 ollama serve), or a larger max_tokens.');
-    } else if (e.reason === 'max_rounds') {
+    } else if (e.reason === Reason.MaxRounds) {
       this.notice(last, 'Round limit reached',
         `The model was still calling tools after ${plural(e.rounds, 'round')}. Raise “Max rounds” in Settings, or ask again.`);
     }
     const end = slot(this.turn, 'end');
-    const how = { answered: 'Answered', cancelled: 'Stopped', cut_off: 'Cut off', max_rounds: 'Round limit reached', error: 'Failed' }[e.reason] ?? e.reason;
+    const how = finishedHow[e.reason] ?? e.reason;
     end.textContent = `${how} · ${plural(e.rounds ?? 0, 'round')} · ${duration(e.at_ms ?? 0)}`;
     end.dataset.reason = e.reason;
     end.hidden = false;
@@ -529,9 +555,19 @@ const handlers = {
   },
 };
 
-/** eventTypes are the SSE event names a RunView draws. */
-export const eventTypes = Object.keys(handlers);
 
+/**
+ * What a RunView tells the page, and asks of it; each may be absent.
+ * @typedef {object} RunViewHooks
+ * @property {(input: object, round: number, marks: Marks) => void} [showInput] opens "View LLM input"
+ * @property {(n: number) => void} [onRound] a round started
+ * @property {(text: string) => void} [announce] the answer, for screen readers
+ * @property {(names: string[]) => void} [onTools] the tools the run offers the model
+ * @property {(head: HTMLElement, round: number, input: object) => void} [onRoundHead] a round's header has been drawn
+ * @property {((body: object | undefined) => Promise<unknown>) | null} [continueRun] ends a pause in step mode (absent: the page cannot)
+ * @property {(pause: object | null) => void} [onPause] the run waits on a pause (step mode), or no longer (null)
+ * @property {number} [firstRound] for a rerun, the round of the run it reran, which its round 1 is
+ */
 
 /**
  * RunView draws one run into a turn. Feed it every event with apply; it
@@ -540,23 +576,26 @@ export const eventTypes = Object.keys(handlers);
 export class RunView {
   /**
    * @param {HTMLElement} turn from createTurn
-   * @param {object} hooks showInput(input, round), onRound(n), announce(text),
-   *   onTools(names): the tools the run offers the model,
-   *   onRoundHead(head, round, input): a round's header has been drawn,
-   *   continueRun(body): ends a pause in step mode (absent: the page cannot),
-   *   onPause(pause): the run waits on a pause (step mode), or no longer (null);
-   *   firstRound: for a rerun, the round of the run it reran, which its round 1 is
+   * @param {RunViewHooks} hooks
    */
   constructor(turn, hooks = {}) {
-    Object.assign(this, hooks);
+    this.showInput = hooks.showInput;
+    this.onRound = hooks.onRound;
+    this.announce = hooks.announce;
+    this.onTools = hooks.onTools;
+    this.onRoundHead = hooks.onRoundHead;
+    this.continueRun = hooks.continueRun;
+    this.onPause = hooks.onPause;
     this.turn = turn;
-    if (hooks.firstRound) turn.dataset.firstRound = hooks.firstRound;
+    if (hooks.firstRound) turn.dataset.firstRound = String(hooks.firstRound);
     this.roundsEl = slot(turn, 'rounds');
     this.rounds = new Map();
     this.seq = 0;
     this.info = null;
     this.marks = promptMarks; // until run_started gives the dialect's
     this.finished = false;
+    /** @type {HTMLElement | null} the cards of no round, such as an error before the first */
+    this.runSteps = null;
   }
 
   apply(e) {
@@ -589,9 +628,9 @@ export class RunView {
   /** add appends a card to a round, or below the rounds when there is none. */
   add(round, kind) {
     if (round) return round.add(kind);
-    this.runSteps ??= this.roundsEl.appendChild(el('ol', 'steps run-steps'));
+    const steps = (this.runSteps ??= this.roundsEl.appendChild(el('ol', 'steps run-steps')));
     const card = clone(`tpl-${kind}`);
-    this.runSteps.append(card);
+    steps.append(card);
     return card;
   }
 

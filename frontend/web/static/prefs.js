@@ -5,7 +5,7 @@
 (() => {
   const root = document.documentElement;
   const dark = matchMedia('(prefers-color-scheme: dark)');
-  // Below this width the side panel is a drawer over the chat (app.css).
+  // Below this width the side panel is a drawer over the chat (css/layout.css).
   const narrow = matchMedia('(max-width: 60rem)');
   const read = (key) => {
     try {
@@ -17,7 +17,9 @@
   const write = (key, value) => {
     try {
       localStorage.setItem(key, value);
-    } catch {}
+    } catch {
+      // storage can be off: the choice lasts until the page is left
+    }
   };
 
   // With no choice stored, the system's colour scheme decides.
@@ -45,13 +47,13 @@
    * it was there, else the first card in sight stays where it was.
    */
   const keepInView = (change) => {
-    const chat = document.getElementById('chat');
+    const chat = /** @type {HTMLElement} */ (document.getElementById('chat'));
     // From the chat's top, which moves too as the header grows or shrinks.
     const below = (el) => el.getBoundingClientRect().top - chat.getBoundingClientRect().top;
     const atEnd = chat.scrollHeight - chat.scrollTop - chat.clientHeight < 48;
     const anchor = [...chat.querySelectorAll('.user-msg, .round-head, .step, .turn-end')]
       .find((el) => below(el) + el.getBoundingClientRect().height > 0);
-    const before = anchor && below(anchor);
+    const before = anchor ? below(anchor) : 0;
     // The browser's own anchoring would pick its own card, and move it again.
     chat.style.overflowAnchor = 'none';
     change();
@@ -61,7 +63,8 @@
   };
 
   document.addEventListener('DOMContentLoaded', () => {
-    const $ = (id) => document.getElementById(id);
+    // The page renders each of these; the demo's only with the demo model.
+    const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
     const label = $('theme-label');
     const sideShown = () => (narrow.matches ? root.classList.contains('side-open') : !root.classList.contains('side-hidden'));
     const show = () => {

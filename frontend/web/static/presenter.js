@@ -68,8 +68,8 @@ function fit(chat) {
  */
 export function startPresenter({ escapeStops }) {
   followRuns();
-  const chat = document.getElementById('chat');
-  const toggle = document.getElementById('toggle-present');
+  const chat = /** @type {HTMLElement} */ (document.getElementById('chat'));
+  const toggle = /** @type {HTMLElement} */ (document.getElementById('toggle-present'));
   let queued = false;
   chat.addEventListener(RUN_EVENT, () => {
     if (queued || !presenting()) return;
@@ -89,7 +89,7 @@ export function startPresenter({ escapeStops }) {
   };
   new MutationObserver(switched).observe(root, { attributes: true, attributeFilter: ['class'] });
   document.addEventListener('keydown', (ev) => {
-    // Esc in a text field first leaves the field (app.js), and only then the mode.
+    // Esc in a text field first leaves the field (composer.js), and only then the mode.
     const leave = ev.key === 'Escape' && presenting() && !escapeStops();
     if ((leave || ev.key === 'p' || ev.key === 'P') && shortcut(ev)) {
       ev.preventDefault();

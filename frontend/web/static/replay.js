@@ -4,6 +4,7 @@
 // Go reader (package recording), then feeds the events to a RunView at the
 // recorded pace, or one at a time.
 import { el } from './dom.js';
+import { EventType } from './events.js';
 
 /** FORMAT is the newest recording format this page reads. */
 export const FORMAT = 1;
@@ -17,9 +18,9 @@ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
  * draws it from: as package recording checks them.
  */
 const REQUIRED = {
-  run_started: 'run', tools_selected: 'selection', round_started: 'input',
-  tool_call_opened: 'call', tool_call_delta: 'call', tool_call_parsed: 'call', tool_call_invalid: 'call', tool_call_cut: 'call',
-  tool_started: 'call', tool_finished: 'call', round_finished: 'stats', paused: 'pause', edited: 'change',
+  [EventType.RunStarted]: 'run', [EventType.ToolsSelected]: 'selection', [EventType.RoundStarted]: 'input',
+  [EventType.ToolCallOpened]: 'call', [EventType.ToolCallDelta]: 'call', [EventType.ToolCallParsed]: 'call', [EventType.ToolCallInvalid]: 'call', [EventType.ToolCallCut]: 'call',
+  [EventType.ToolStarted]: 'call', [EventType.ToolFinished]: 'call', [EventType.RoundFinished]: 'stats', [EventType.Paused]: 'pause', [EventType.Edited]: 'change',
 };
 
 /** MAX_BYTES is the largest recording, as package recording bounds it (recording.MaxBytes). */

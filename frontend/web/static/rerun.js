@@ -11,16 +11,18 @@ const panel = { model: 'set-model', dialect: 'set-dialect', think: 'set-think' }
 export class Rerun {
   /**
    * @param {HTMLDialogElement} dialog the page's #rerun-dialog
-   * @param {object} hooks options(): the Settings panel's fields of a run
-   *   request; busy(): why no run can start now, or ''; start(runId, body):
-   *   asks for the rerun and shows it, throwing what went wrong
+   * @param {{options: () => object, busy: () => string, start: (runId: string, body: object) => Promise<void>}} hooks
+   *   options(): the Settings panel's fields of a run request; busy(): why
+   *   no run can start now, or ''; start(runId, body): asks for the rerun
+   *   and shows it, throwing what went wrong
    */
   constructor(dialog, hooks) {
     this.dialog = dialog;
     this.hooks = hooks;
-    this.form = dialog.querySelector('form');
-    this.messages = this.form.elements.messages;
-    this.target = null; // {runId, round, original: the messages as first shown}
+    this.form = /** @type {HTMLFormElement} */ (dialog.querySelector('form'));
+    this.messages = /** @type {HTMLTextAreaElement} */ (this.form.elements.namedItem('messages'));
+    /** @type {{runId: string, round: number, original: string} | null} the round being rerun, and its messages as first shown */
+    this.target = null;
     this.form.addEventListener('submit', (ev) => {
       ev.preventDefault(); // the dialog stays open until the run has started
       this.submit();
@@ -38,16 +40,24 @@ export class Rerun {
     head.append(b);
   }
 
+  /**
+   * open shows the dialog for round of run runId, whose header names it shown.
+   * @param {string} runId
+   * @param {number} round
+   * @param {{messages?: {role: string}[]}} input the round's LLM input
+   * @param {string} shown
+   */
   open(runId, round, input, shown) {
     const f = this.form.elements;
     for (const [name, id] of Object.entries(panel)) {
-      const from = document.getElementById(id);
-      f[name].replaceChildren(...[...from.options].map((o) => new Option(o.textContent, o.value)));
-      f[name].value = from.value;
-      f[name].disabled = from.disabled;
+      const from = /** @type {HTMLSelectElement} */ (document.getElementById(id));
+      const to = /** @type {HTMLSelectElement} */ (f.namedItem(name));
+      to.replaceChildren(...[...from.options].map((o) => new Option(o.textContent ?? '', o.value)));
+      to.value = from.value;
+      to.disabled = from.disabled;
     }
-    const delay = document.getElementById('set-tool-delay');
-    Object.assign(f.tool_delay, { value: delay.value, max: delay.max });
+    const delay = /** @type {HTMLInputElement} */ (document.getElementById('set-tool-delay'));
+    Object.assign(/** @type {HTMLInputElement} */ (f.namedItem('tool_delay')), { value: delay.value, max: delay.max });
     // The agent writes the system prompt anew for the new run's settings.
     const original = JSON.stringify((input.messages ?? []).filter((m) => m.role !== 'system'), null, 2);
     this.messages.value = original;
@@ -58,8 +68,10 @@ export class Rerun {
   }
 
   async submit() {
+    if (!this.target) return; // only an open dialog submits
     const { runId, round, original } = this.target;
     // The dialog's settings replace the panel's, "auto" thinking included.
+    /** @type {Record<string, unknown>} */
     const body = { ...this.hooks.options(), ...runOptions(this.form), round };
     if (this.messages.value !== original) {
       try {

@@ -18,6 +18,7 @@ export function startedAt(iso) {
   const at = new Date(iso);
   const now = new Date();
   if (at.toDateString() === now.toDateString()) return at.toLocaleTimeString();
+  /** @type {Intl.DateTimeFormatOptions} */
   const date = { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
   if (at.getFullYear() !== now.getFullYear()) date.year = 'numeric';
   return at.toLocaleString(undefined, date);
@@ -26,10 +27,16 @@ export function startedAt(iso) {
 export class RunList {
   /**
    * @param {{list: HTMLOListElement, search: HTMLInputElement, history: HTMLElement, none: HTMLElement}} ui
-   * @param {{get: (url: string) => Promise<object>, open: (run: object) => void, compare: import('./compare.js').Compare}} deps
+   * @param {{get: (url: string) => Promise<any>, open: (run: import('./api.js').Run) => void, compare: import('./compare.js').Compare}} deps
    */
   constructor(ui, { get, open, compare }) {
-    Object.assign(this, ui, { get, open, compare });
+    this.list = ui.list;
+    this.search = ui.search;
+    this.history = ui.history;
+    this.none = ui.none;
+    this.get = get;
+    this.open = open;
+    this.compare = compare;
     this.asked = 0; // numbers the requests, so that an older answer never replaces a newer one
     this.items = new Map(); // run id → {shows: what its entry says, item: the entry}
     let typing;
@@ -76,7 +83,8 @@ export class RunList {
    * or off its Compare box, each time.
    */
   show(runs) {
-    const focused = this.list.contains(document.activeElement) ? document.activeElement : null;
+    const active = document.activeElement;
+    const focused = active instanceof HTMLElement && this.list.contains(active) ? active : null;
     const wanted = runs.map((run) => {
       const shows = JSON.stringify([run.source, run.user_agent, run.message, run.status, run.started_at, run.stored, run.forked_from,
         run.model, run.dialect, run.mode]);
@@ -95,7 +103,9 @@ export class RunList {
     // A redrawn entry takes the focus over from the one it replaces.
     if (focused && !focused.isConnected) {
       const id = CSS.escape(focused.dataset.id ?? focused.dataset.compare ?? '');
-      this.list.querySelector(focused.dataset.compare ? `[data-compare="${id}"]` : `.run-item[data-id="${id}"]`)?.focus();
+      /** @type {HTMLElement | null} */
+      const successor = this.list.querySelector(focused.dataset.compare ? `[data-compare="${id}"]` : `.run-item[data-id="${id}"]`);
+      successor?.focus();
     }
   }
 

@@ -4,6 +4,7 @@
 // as the run moves on, whoever continued it, or when it is stopped; the
 // view's onPause hook hears both, for the page's status line.
 import { el, shorten, slot } from './dom.js';
+import { EventType } from './events.js';
 import { RUN_EVENT } from './runevent.js';
 import { shortcut, typing } from './keys.js';
 
@@ -65,6 +66,7 @@ export function showPause(view, e) {
 /** deadline says until when a pause waits: the server stops the run then. */
 function deadline(until) {
   const at = new Date(until);
+  /** @type {Intl.DateTimeFormatOptions} */
   const clock = { hour: 'numeric', minute: '2-digit' };
   const today = at.toDateString() === new Date().toDateString();
   const time = el('time', '', today ? at.toLocaleTimeString([], clock) : at.toLocaleString([], { month: 'short', day: 'numeric', ...clock }));
@@ -104,6 +106,11 @@ export function markEdited(view, e) {
 /** follow keeps a view's step state, and tidies it after each event. */
 function follow(view) {
   if (view.step) return view.step;
+  /**
+   * The pause the run waits on, the card drawn for it when it had none,
+   * and the edits whose cards are not drawn yet.
+   * @type {{pause: {seq: number, pause: object, card: HTMLElement, panel: HTMLElement, entry?: object} | null, extra: HTMLElement | null, pending: object[]}}
+   */
   const state = { pause: null, extra: null, pending: [] };
   view.step = state;
   view.turn.addEventListener(RUN_EVENT, (ev) => {
@@ -112,7 +119,7 @@ function follow(view) {
       endPause(state);
       view.onPause?.(null);
     }
-    if (e.type === 'tool_started' || e.type === 'tool_finished' || e.type === 'tool_response') markLater(view, state, e);
+    if (e.type === EventType.ToolStarted || e.type === EventType.ToolFinished || e.type === EventType.ToolResponse) markLater(view, state, e);
   });
   return view.step;
 }
@@ -132,9 +139,9 @@ function markLater(view, state, e) {
   const r = view.rounds.get(e.round);
   const onCall = (m) => m.round === e.round && m.at === 'call' && m.call === e.call?.index;
   const onResponse = (m) => m.round === e.round && m.at === 'response';
-  const matches = e.type === 'tool_response' ? onResponse : onCall;
+  const matches = e.type === EventType.ToolResponse ? onResponse : onCall;
   for (const m of state.pending.filter(matches)) {
-    const card = e.type === 'tool_response' ? [...r.steps.querySelectorAll('.step-response')].at(-1) : r.execs.get(m.call)?.card;
+    const card = e.type === EventType.ToolResponse ? [...r.steps.querySelectorAll('.step-response')].at(-1) : r.execs.get(m.call)?.card;
     if (!card) continue;
     badge(card, m.note);
     state.pending.splice(state.pending.indexOf(m), 1);
