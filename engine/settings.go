@@ -200,6 +200,29 @@ func (e *SettingError) Error() string {
 	return name + " " + e.Value + " " + e.Problem
 }
 
+// SettingErrors sorts err, as Validate, Apply or Start return it, into
+// the settings it finds fault with, in order, and whatever else went
+// wrong (nil when nothing else did). It looks into errors joined within
+// joined errors too, so that a front end may join its own checks to these.
+func SettingErrors(err error) (bad []*SettingError, other error) {
+	var rest []error
+	var walk func(error)
+	walk = func(err error) {
+		var se *SettingError
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+		} else if errors.As(err, &se) {
+			bad = append(bad, se)
+		} else if err != nil {
+			rest = append(rest, err)
+		}
+	}
+	walk(err)
+	return bad, errors.Join(rest...)
+}
+
 // Validate reports every setting that cannot be used, each as a
 // *SettingError, joined with errors.Join; nil when all are fine. Fields
 // left zero stand for their defaults, as in Start.

@@ -264,10 +264,7 @@ func (c *command) start(ctx context.Context) (e *engine.Engine, code int, ok boo
 // *engine.SettingError values: the settings as written (see
 // engine.Settings.ValidateAsWritten), and the command's own.
 func (c *command) check() error {
-	var errs []error
-	if err := c.settings.ValidateAsWritten(); err != nil {
-		errs = unjoin(err)
-	}
+	errs := []error{c.settings.ValidateAsWritten()}
 	if c.keepRuns < 0 {
 		errs = append(errs, &engine.SettingError{Setting: "keep_runs", Value: strconv.Itoa(c.keepRuns), Problem: "must be 0 or more"})
 	}
@@ -289,26 +286,15 @@ func selfAsMCP() []engine.Option {
 // report says what err is, naming bad settings as flags, and returns the
 // exit code: usage for bad settings.
 func (c *command) report(err error) int {
-	var bad []*engine.SettingError
-	for _, e := range unjoin(err) {
-		var se *engine.SettingError
-		if !errors.As(e, &se) {
-			fmt.Fprintf(c.stderr, "toolscope: %v\n", err)
-			return exitError
-		}
-		bad = append(bad, se)
+	bad, other := engine.SettingErrors(err)
+	if other != nil {
+		fmt.Fprintf(c.stderr, "toolscope: %v\n", err)
+		return exitError
 	}
 	for _, se := range bad {
 		fmt.Fprintf(c.stderr, "toolscope %s: --%s %s %s\n", c.fs.Name(), strings.ReplaceAll(string(se.Setting), "_", "-"), se.Value, se.Problem)
 	}
 	return exitUsage
-}
-
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
 
 // usage lists the flags by group, each with its default and the

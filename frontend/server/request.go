@@ -82,30 +82,13 @@ func applySettings(base engine.Settings, settings map[string]json.RawMessage, sp
 
 // problems words each of Settings.Apply's errors in err.
 func (sp spelling) problems(err error) []string {
+	bad, other := engine.SettingErrors(err)
 	var out []string
-	for _, e := range unjoin(err) {
-		out = append(out, sp.word(e))
+	for _, se := range bad {
+		out = append(out, fmt.Sprintf("%q %s %s", sp.name(se.Key), se.Value, se.Problem)) // Apply's errors have a Key
+	}
+	if other != nil {
+		out = append(out, other.Error())
 	}
 	return out
-}
-
-// word says what is wrong with one setting, as the request names it:
-// "tool_delay_ms" -1 must be from 0 to 60000.
-func (sp spelling) word(err error) string {
-	var se *engine.SettingError
-	if !errors.As(err, &se) {
-		return err.Error()
-	}
-	return fmt.Sprintf("%q %s %s", sp.name(se.Key), se.Value, se.Problem) // Apply's errors have a Key
-}
-
-// unjoin lists the errors errors.Join put together; none for nil.
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	if err == nil {
-		return nil
-	}
-	return []error{err}
 }

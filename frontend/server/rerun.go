@@ -107,11 +107,8 @@ func (s *Server) rerunSettings(old *runs.Run, request map[string]json.RawMessage
 // sentAll says whether every setting Settings.Apply's err is about is one
 // the request sent, not one the rerun run's record gave.
 func sentAll(err error, request map[string]json.RawMessage) bool {
-	for _, e := range unjoin(err) {
-		var se *engine.SettingError
-		if !errors.As(e, &se) {
-			continue
-		}
+	bad, _ := engine.SettingErrors(err)
+	for _, se := range bad {
 		if _, sent := request[se.Key]; !sent {
 			return false
 		}
