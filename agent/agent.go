@@ -28,6 +28,8 @@
 // The Type names and Event's JSON are a stable interface: front ends and
 // scripts depend on them. Package transcript folds them into rounds and
 // calls, and rebuilds a finished run's conversation from them alone.
+// [WithRegions] gives the Token events of a run recorded before they
+// carried a Region theirs, for readers of stored runs.
 //
 // # Guarantees
 //
