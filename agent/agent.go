@@ -28,6 +28,8 @@
 // The Type names and Event's JSON are a stable interface: front ends and
 // scripts depend on them. Package transcript folds them into rounds and
 // calls, and rebuilds a finished run's conversation from them alone.
+// [WithRegions] gives the Token events of a run recorded before they
+// carried a Region theirs, for readers of stored runs.
 //
 // # Guarantees
 //
@@ -370,6 +372,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		return rep, err
 	}
 	onEvent := func(pe streamparser.Event) { r.parsed(round, rep, pe) }
+	sendToken := func(e Event) { e.Round = round; r.send(e) }
 	unread := "" // the reply's bytes the parser holds back
 	sent := time.Now()
 	var firstToken time.Duration
@@ -383,7 +386,7 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 		}
 		if c.Content != "" {
 			parser.Feed(c.Content, onEvent)
-			unread = r.tokens(round, unread+c.Content, parser)
+			unread = readTokens(unread+c.Content, parser, sendToken)
 		}
 		for _, tc := range c.ToolCalls {
 			r.ollamaCall(round, rep, tc)
@@ -392,25 +395,26 @@ func (r *run) round(ctx context.Context, round int) (*reply, error) {
 	})
 	rep.cut = cutBy(ctx, err, stats)
 	parser.Flush(onEvent)
-	r.tokens(round, unread, parser)
+	readTokens(unread, parser, sendToken)
 	r.send(Event{Type: RoundFinished, Round: round, Stats: roundStats(stats, firstToken)})
 	return rep, err
 }
 
-// tokens sends what the parser has just read of text (the bytes it held
-// back, then the chunk it was fed) as Token events, one per region it
-// read them in, each with what it holds back now; it returns the bytes
+// readTokens sends what the parser has just read of text (the bytes it
+// held back, then the chunk it was fed) as Token events, one per region
+// it read them in, each with what it holds back now; it returns the bytes
 // still held. A chunk held back whole is one Token event with no text,
 // in the region the parser reads in, so that a screen shows it as
-// pending at once.
-func (r *run) tokens(round int, text string, p *streamparser.Parser) string {
+// pending at once. The events have no Round: send sets it. A run sends
+// them as it reads its reply, and [WithRegions] as it reads an old run's.
+func readTokens(text string, p *streamparser.Parser, send func(Event)) string {
 	pending := p.Pending()
 	spans := p.Read()
 	if len(spans) == 0 && pending != "" {
-		r.send(Event{Type: Token, Round: round, Region: p.Region(), Pending: pending})
+		send(Event{Type: Token, Region: p.Region(), Pending: pending})
 	}
 	for _, s := range spans {
-		r.send(Event{Type: Token, Round: round, Text: text[:s.Len], Region: s.Region, Pending: pending})
+		send(Event{Type: Token, Text: text[:s.Len], Region: s.Region, Pending: pending})
 		text = text[s.Len:]
 	}
 	return text

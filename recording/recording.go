@@ -15,7 +15,10 @@
 // always carries, such as run_started's run) and a file larger than any
 // run records ([MaxBytes], [MaxLineBytes], [MaxEvents]) are an [*Error]
 // that says which. A UTF-8 byte order mark at the start is skipped; a
-// file cut mid-line gives the events before the cut.
+// file cut mid-line gives the events before the cut. The token events of
+// a run recorded before they carried a region get theirs as Read reads
+// them ([agent.WithRegions]), so an older recording plays tinted as a run
+// of today does.
 package recording
 
 import (
@@ -185,7 +188,7 @@ func ReadContext(ctx context.Context, r io.Reader) (Header, []agent.Event, error
 		}
 		if err := d.take(line, readErr != nil); err != nil {
 			if err.Kind == Cut {
-				return d.h, d.events, err
+				return d.h, agent.WithRegions(d.events), err
 			}
 			return d.h, nil, err
 		}
@@ -196,7 +199,7 @@ func ReadContext(ctx context.Context, r io.Reader) (Header, []agent.Event, error
 	if !d.header {
 		return d.h, nil, &Error{Kind: NotRecording, Detail: "the file is empty"}
 	}
-	return d.h, d.events, nil
+	return d.h, agent.WithRegions(d.events), nil
 }
 
 // bom is the byte order mark some editors (Windows Notepad) start a

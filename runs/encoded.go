@@ -1,7 +1,9 @@
 package runs
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/toolscope/toolscope/agent"
 )
@@ -33,4 +35,32 @@ func encode(e agent.Event) Encoded {
 		data, _ = json.Marshal(e)
 	}
 	return Encoded{Seq: e.Seq, Type: e.Type, JSON: data}
+}
+
+// withRegions gives the token events of a run recorded before token
+// events carried a region theirs ([agent.WithRegions]), encoded anew. The
+// events of a run whose token events have regions come back as they are,
+// none decoded.
+func withRegions(events []Encoded) []Encoded {
+	if !slices.ContainsFunc(events, lacksRegion) {
+		return events
+	}
+	decoded := make([]agent.Event, len(events))
+	for i, enc := range events {
+		decoded[i] = enc.Event()
+	}
+	regioned := agent.WithRegions(decoded)
+	encoded := make([]Encoded, len(regioned))
+	for i, e := range regioned {
+		encoded[i] = encode(e)
+	}
+	return encoded
+}
+
+// regionKey is how a token event's JSON names its region. encode's JSON
+// escapes every quote inside a string, so a token's text cannot hold it.
+var regionKey = []byte(`"region":`)
+
+func lacksRegion(enc Encoded) bool {
+	return enc.Type == agent.Token && !bytes.Contains(enc.JSON, regionKey)
 }

@@ -834,8 +834,10 @@ type Stored struct {
 
 // Restore returns a finished run from what an Archive kept of it: viewers
 // replay its events, and their iteration then ends. Its Summary and
-// Snapshot say it is stored.
+// Snapshot say it is stored. The token events of a run kept before they
+// carried a region get theirs here, once (see [agent.WithRegions]).
 func Restore(s Stored) *Run {
+	s.Events = withRegions(s.Events)
 	r := &Run{ID: s.ID, ConversationID: s.ConversationID, Message: s.Message, Source: s.Source,
 		UserAgent: s.UserAgent, ForkedFrom: s.ForkedFrom, Started: s.Started, stored: true, cancel: func() {},
 		changed: make(chan struct{}), events: s.Events, done: true, result: s.Result, ended: s.Ended}
