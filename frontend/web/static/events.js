@@ -12,7 +12,7 @@ export const EventType = Object.freeze({
   RunStarted: 'run_started',
   /** Round, Input: exactly what the model is given; StartsInThinking */
   RoundStarted: 'round_started',
-  /** Round, Text: raw model output as it arrived; Pending: what the parser holds back */
+  /** Round, Text: raw model output as the parser read it, in one Region; Pending: what it holds back */
   Token: 'token',
   /** Round, Text, ParsedBy */
   ThinkingDelta: 'thinking_delta',
