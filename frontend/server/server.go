@@ -2,6 +2,26 @@
 // the run API, and each run's events as Server-Sent Events that a viewer
 // can resume. It starts runs through package runs and never drives the
 // loop itself.
+//
+// # Files
+//
+// Each API is recognisable by its files' prefix:
+//
+//   - page.go: the page itself (GET /), rendered with the settings table.
+//   - api_*.go: the page's API under /api, which scripts use too: runs
+//     (api_runs.go, with health, models, tools and MCP), a run's events as
+//     SSE (api_events.go), step mode (api_step.go), rerun, export, query
+//     and the settings table (api_settings.go).
+//   - openai*.go: OpenAI's Chat Completions API under /v1, with its larger
+//     body limit (openai_bodylimit.go).
+//   - auth*.go: who may do what: tokens and roles (auth.go), class sharing
+//     (auth_share.go), the guard against other web pages (auth_guard.go),
+//     and connections that have shown no token yet (auth_admission.go).
+//
+// What they share: the server and its routes (server.go), the listener
+// (listen.go), limits, security headers (protocol.go), strict JSON bodies
+// (decode.go), a request's settings read through engine.Settings.Apply
+// (request.go), and the one SSE writer both event streams use (sse.go).
 package server
 
 import (

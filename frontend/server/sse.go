@@ -3,86 +3,101 @@ package server
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
-
 	"github.com/toolscope/toolscope/runs"
 )
 
-// streamEvents sends a run's events as Server-Sent Events: `id:` is the
-// event's sequence number, `event:` its type, `data:` its JSON. A client
-// that reconnects with Last-Event-ID gets the events after that one and
-// then the live tail. The stream ends after the run's last event.
-func (s *Server) streamEvents(c *fiber.Ctx) error {
-	run, err := s.lookupRun(c)
-	if err != nil {
-		return err
-	}
-	from, err := lastEventID(c)
-	if err != nil {
-		return fiber.NewError(fiber.StatusBadRequest, err.Error())
-	}
-	if n := run.Recorded(); from > n {
-		// A stream that ended at once would look like a finished run.
-		return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf("Last-Event-ID %d is past the run's last event, %d", from, n))
-	}
-	c.Set(fiber.HeaderContentType, "text/event-stream")
-	c.Set(fiber.HeaderCacheControl, "no-cache")
-	c.Set(fiber.HeaderConnection, "keep-alive")
-	c.Set("X-Accel-Buffering", "no") // proxies must not hold events back
-	conn, timeout := c.Context().Conn(), s.cfg.WriteTimeout
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		stream(w, run, from, s.cfg.Heartbeat, func() {
-			// fasthttp sets one write deadline for a whole response, which
-			// would cut every stream after WriteTimeout; renewed before each
-			// frame instead, it drops only a viewer that stops reading.
-			_ = conn.SetWriteDeadline(time.Now().Add(timeout))
-		})
+// sseWriter writes Server-Sent Events to one client: the page's run
+// events (event), OpenAI's chat.completion.chunk frames (data) and
+// heartbeat comments (beat). Every frame is flushed at once, so that it
+// leaves before the next is ready.
+//
+// A gone client shows only as a failed write: the first one calls gone,
+// and the writes after it are skipped. The writer is safe for concurrent
+// use, so that a heartbeat goroutine may share it with the one writing
+// events.
+type sseWriter struct {
+	gone  func() // called on the first failed write
+	renew func() // called before each write, to give it a fresh deadline
+
+	mu   sync.Mutex
+	w    *bufio.Writer
+	dead bool      // a write failed
+	last time.Time // when a frame was last sent
+}
+
+func newSSEWriter(w *bufio.Writer, renew, gone func()) *sseWriter {
+	return &sseWriter{w: w, renew: renew, gone: gone, last: time.Now()}
+}
+
+// event sends e: `id:` is its sequence number, `event:` its type, `data:`
+// its JSON, which holds no raw newline and so fits one data line. The
+// frame is written in pieces: nothing is allocated per event and viewer.
+func (s *sseWriter) event(e runs.Encoded) {
+	s.frame(func() {
+		s.w.WriteString("id: ")
+		s.w.Write(strconv.AppendInt(s.w.AvailableBuffer(), int64(e.Seq), 10))
+		s.w.WriteString("\nevent: ")
+		s.w.WriteString(string(e.Type))
+		s.w.WriteString("\ndata: ")
+		s.w.Write(e.JSON)
+		s.w.WriteString("\n\n")
 	})
-	return nil
 }
 
-// lastEventID reads where a client resumes: the Last-Event-ID header that
-// EventSource sends on reconnect, or ?last_event_id= for clients that
-// cannot set headers.
-func lastEventID(c *fiber.Ctx) (int, error) {
-	v := c.Get("Last-Event-ID")
-	if v == "" {
-		v = c.Query("last_event_id")
-	}
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("Last-Event-ID %q is not an event sequence number", v)
-	}
-	return n, nil
+// data sends a frame of one data line and no event type: what OpenAI's
+// streaming API sends. b must hold no newline.
+func (s *sseWriter) data(b []byte) {
+	s.frame(func() {
+		s.w.WriteString("data: ")
+		s.w.Write(b)
+		s.w.WriteString("\n\n")
+	})
 }
 
-// stream writes the run's events after seq until the run ends or the
-// client goes away.
-//
-// A gone client shows only as a failed write, and a run can be silent for
-// minutes, so a second goroutine sends heartbeats (sseWriter.beat) through
-// the same writer. Whichever write fails first cancels the context the
-// events are ranged with: the iteration then ends at once, even while it
-// waits for the run, and runs.Run.Events needs to know nothing of
-// heartbeats.
-//
-// renew is called before each frame, to give its write a fresh deadline.
-func stream(w *bufio.Writer, run *runs.Run, seq int, heartbeat time.Duration, renew func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	out := newSSEWriter(w, renew, cancel)
-	var wg sync.WaitGroup
-	wg.Go(func() { out.beat(ctx, heartbeat) })
-	defer wg.Wait() // fasthttp reuses w once this function returns
-	defer cancel()
-	for e := range run.Encoded(ctx, seq) {
-		out.event(e)
+var heartbeatComment = []byte(": heartbeat\n\n")
+
+// beat sends a heartbeat comment each time the stream has been idle for
+// every, until ctx ends. A run can be silent for minutes (a slow tool, a
+// model loading): the comment keeps proxies from closing the stream, and
+// it is the write that finds a client gone.
+func (s *sseWriter) beat(ctx context.Context, every time.Duration) {
+	t := time.NewTimer(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		idle := time.Since(s.last)
+		s.mu.Unlock()
+		if idle >= every {
+			s.frame(func() { s.w.Write(heartbeatComment) })
+			idle = 0
+		}
+		t.Reset(every - idle)
 	}
+}
+
+// frame writes one frame with write and flushes it, unless the client is
+// gone. bufio.Writer keeps its first error, so the flush's check covers
+// the writes before it.
+func (s *sseWriter) frame(write func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead {
+		return
+	}
+	s.renew()
+	write()
+	if s.w.Flush() != nil {
+		s.dead = true
+		s.gone()
+	}
+	s.last = time.Now()
 }
