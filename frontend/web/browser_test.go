@@ -1397,17 +1397,25 @@ func humanCount(n int) string {
 // another call format: the new run shows its lineage, starts with the
 // system prompt of the format chosen, and its lineage link shows the run
 // it came from.
+//
+// The dialog starts from the run's own settings, not the Settings panel's
+// as they stand now, and the rerun keeps those it does not show.
 func TestRerunFromARoundInThePage(t *testing.T) {
 	t.Parallel()
 	p := open(t, serve(t, demoModel(0)))
+	p.do(chromedp.SetValue(chromedp.ID("set-dialect"), "pythonic"), chromedp.SetValue(chromedp.ID("set-max-rounds"), "7"))
 	p.send("Send an email to john@example.com about tomorrow's standup")
 	if reason := p.waitEnd(1); reason != agent.Answered {
 		t.Fatalf("the run ended %q", reason)
 	}
+	p.do(chromedp.SetValue(chromedp.ID("set-dialect"), "hermes"), chromedp.SetValue(chromedp.ID("set-max-rounds"), "3"))
 	p.do(chromedp.Click(chromedp.CSS(`#chat .round:nth-child(2) .rerun-button`)))
 	p.waitFor("the rerun dialog", `document.getElementById('rerun-dialog').open`)
 	contains(t, "the rerun dialog's title", eval[string](p, `document.getElementById('rerun-title').textContent`), "round 2")
 	contains(t, "the messages to rerun", eval[string](p, `document.getElementById('rerun-messages').value`), "<tool_response>")
+	if got := eval[string](p, `document.getElementById('rerun-dialect').value`); got != "pythonic" {
+		t.Errorf("the rerun dialog offers dialect %q, want the run's own, pythonic", got)
+	}
 	p.do(chromedp.SetValue(chromedp.ID("rerun-dialect"), "marker"),
 		chromedp.Click(chromedp.CSS(`#rerun-dialog [data-slot="start"]`)))
 	p.waitFor("the rerun's lineage", `document.querySelector('#chat .turn .lineage')?.textContent.includes('at round 2')`)
@@ -1415,10 +1423,18 @@ func TestRerunFromARoundInThePage(t *testing.T) {
 		t.Fatalf("the rerun ended %q", reason)
 	}
 	contains(t, "the rerun's first round", eval[string](p, `document.querySelector('#chat .round').textContent`), "marker calls")
+	rounds, err := chromedp.Run(p.ctx, chromedp.Evaluate[float64](`(async () => {
+  const runs = (await (await fetch('/api/runs')).json()).runs;
+  const events = await (await fetch('/api/runs/' + runs[0].id + '/events')).text();
+  return JSON.parse(events.split('\n').find((l) => l.startsWith('data:')).slice(5)).run.settings.max_rounds;
+})()`, chromedp.EvalAwaitPromise))
+	if err != nil || rounds != 7 {
+		t.Errorf("the rerun's max_rounds = %v (%v), want the run's own 7, not the panel's 3", rounds, err)
+	}
 	p.screenshot("rerun")
 	p.do(chromedp.Click(chromedp.CSS(`#chat .lineage button`)))
 	p.waitFor("the original run", `!document.querySelector('#chat .lineage') && document.querySelector('#chat .turn [data-slot=end]:not([hidden])')`)
-	contains(t, "the original's first round", eval[string](p, `document.querySelector('#chat .round').textContent`), "hermes calls")
+	contains(t, "the original's first round", eval[string](p, `document.querySelector('#chat .round').textContent`), "pythonic calls")
 }
 
 // TestCompareTwoRunsInThePage asks for one request in two call formats

@@ -60,7 +60,7 @@ const session = new Session({
     runList?.refresh();
   },
   onTools: markOffered,
-  rerunButton: (head, runId, round, input) => rerun?.button(head, runId, round, input),
+  rerunButton: (head, runId, round, input, settings) => rerun?.button(head, runId, round, input, settings),
 });
 
 // The viewer's page has neither dialog: it cannot start runs.

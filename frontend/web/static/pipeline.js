@@ -327,7 +327,7 @@ const handlers = {
     fill(card, { 'last-role': last ? `newest: ${last.role}` : '', 'last-text': last ? shorten(last.content, 240) : '' });
     slot(card, 'view').addEventListener('click', () => this.showInput?.(e.input, e.round, this.marks));
     this.onRound?.(e.round);
-    this.onRoundHead?.(r.el.querySelector('.round-head'), e.round, e.input);
+    this.onRoundHead?.(r.el.querySelector('.round-head'), e.round, e.input, this.info?.settings);
   },
 
   [EventType.ThinkingDelta](e) {
@@ -563,7 +563,8 @@ const handlers = {
  * @property {(n: number) => void} [onRound] a round started
  * @property {(text: string) => void} [announce] the answer, for screen readers
  * @property {(names: string[]) => void} [onTools] the tools the run offers the model
- * @property {(head: HTMLElement, round: number, input: object) => void} [onRoundHead] a round's header has been drawn
+ * @property {(head: HTMLElement, round: number, input: object, settings?: Record<string, unknown>) => void} [onRoundHead]
+ *   a round's header has been drawn; settings are the run's own, as run_started recorded them
  * @property {((body: object | undefined) => Promise<unknown>) | null} [continueRun] ends a pause in step mode (absent: the page cannot)
  * @property {(pause: object | null) => void} [onPause] the run waits on a pause (step mode), or no longer (null)
  * @property {number} [firstRound] for a rerun, the round of the run it reran, which its round 1 is

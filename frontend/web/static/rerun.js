@@ -1,12 +1,34 @@
 // rerun.js: "Rerun from here" on each round of a run the server keeps. A
-// dialog takes the settings to change (the Settings panel's, to start
-// with) and the round's messages, editable as JSON; Start forks a new run
-// from the conversation as it stood before that round.
+// dialog takes the settings to change (the run's own, as it recorded them,
+// to start with) and the round's messages, editable as JSON; Start forks a
+// new run from the conversation as it stood before that round. The server
+// starts the new run from the old one's recorded settings, so the dialog
+// sends only its own fields.
 import { el, fill, slot } from './dom.js';
 import { runOptions } from './options.js';
 
-// The Settings panel's controls that the dialog copies, by field name.
+// The Settings panel's controls whose choices the dialog copies, by field name.
 const panel = { model: 'set-model', dialect: 'set-dialect', think: 'set-think' };
+
+/**
+ * recordedValue is a run's recorded setting as the dialog's control of
+ * that name holds it, or undefined when the run recorded none (a run from
+ * before runs recorded their settings).
+ * @param {Record<string, unknown> | undefined} settings
+ * @param {string} name
+ * @returns {string | undefined}
+ */
+function recordedValue(settings, name) {
+  if (!settings) return undefined;
+  switch (name) {
+    case 'think':
+      return settings.think === true ? 'on' : settings.think === false ? 'off' : 'auto';
+    case 'tool_delay':
+      return typeof settings.tool_delay_ms === 'number' ? String(settings.tool_delay_ms / 1000) : undefined;
+  }
+  const v = settings[name];
+  return typeof v === 'string' ? v : undefined;
+}
 
 export class Rerun {
   /**
@@ -30,13 +52,20 @@ export class Rerun {
     for (const name of ['close', 'cancel']) slot(dialog, name).addEventListener('click', () => dialog.close());
   }
 
-  /** button puts "Rerun from here" in a round's header. */
-  button(head, runId, round, input) {
+  /**
+   * button puts "Rerun from here" in a round's header.
+   * @param {HTMLElement} head
+   * @param {string} runId
+   * @param {number} round
+   * @param {{messages?: {role: string}[]}} input the round's LLM input
+   * @param {Record<string, unknown>} [settings] the run's recorded settings
+   */
+  button(head, runId, round, input, settings) {
     const b = Object.assign(el('button', 'ghost rerun-button', 'Rerun from here'), { type: 'button' });
     // The round as the header names it: a rerun's rounds go on from the one it reran.
     const shown = slot(head, 'number').textContent;
     b.title = `Start a new run from the conversation as it stood before round ${shown}`;
-    b.addEventListener('click', () => this.open(runId, round, input, shown));
+    b.addEventListener('click', () => this.open(runId, round, input, shown, settings));
     head.append(b);
   }
 
@@ -46,18 +75,23 @@ export class Rerun {
    * @param {number} round
    * @param {{messages?: {role: string}[]}} input the round's LLM input
    * @param {string} shown
+   * @param {Record<string, unknown>} [settings] the run's recorded settings; the panel's when it has none
    */
-  open(runId, round, input, shown) {
+  open(runId, round, input, shown, settings) {
     const f = this.form.elements;
     for (const [name, id] of Object.entries(panel)) {
       const from = /** @type {HTMLSelectElement} */ (document.getElementById(id));
       const to = /** @type {HTMLSelectElement} */ (f.namedItem(name));
       to.replaceChildren(...[...from.options].map((o) => new Option(o.textContent ?? '', o.value)));
-      to.value = from.value;
+      const value = recordedValue(settings, name) ?? from.value;
+      // A model the server no longer lists is still the run's.
+      if (![...to.options].some((o) => o.value === value)) to.append(new Option(value, value));
+      to.value = value;
       to.disabled = from.disabled;
     }
     const delay = /** @type {HTMLInputElement} */ (document.getElementById('set-tool-delay'));
-    Object.assign(/** @type {HTMLInputElement} */ (f.namedItem('tool_delay')), { value: delay.value, max: delay.max });
+    const value = recordedValue(settings, 'tool_delay') ?? delay.value;
+    Object.assign(/** @type {HTMLInputElement} */ (f.namedItem('tool_delay')), { value, max: delay.max });
     // The agent writes the system prompt anew for the new run's settings.
     const original = JSON.stringify((input.messages ?? []).filter((m) => m.role !== 'system'), null, 2);
     this.messages.value = original;
@@ -70,9 +104,13 @@ export class Rerun {
   async submit() {
     if (!this.target) return; // only an open dialog submits
     const { runId, round, original } = this.target;
-    // The dialog's settings replace the panel's, "auto" thinking included.
+    // The dialog's settings replace the run's recorded ones, the rest stay
+    // as the run had them; step mode is the panel's, as for any new run.
     /** @type {Record<string, unknown>} */
-    const body = { ...this.hooks.options(), ...runOptions(this.form), round };
+    const body = { ...runOptions(this.form), round };
+    // Thinking left to the model is sent as null: left out, the run's own would stay.
+    if ('think' in body && body.think === undefined && !(/** @type {HTMLSelectElement} */ (this.form.elements.namedItem('think'))).disabled) body.think = null;
+    if (/** @type {{step?: boolean}} */ (this.hooks.options()).step) body.step = true;
     if (this.messages.value !== original) {
       try {
         body.messages = JSON.parse(this.messages.value);

@@ -46,7 +46,7 @@ export class Session {
    * @param {() => void} hooks.closeRecording a message or a kept run ends the recording on screen
    * @param {() => void} hooks.runEnded a run ended: the lists of runs and MCP servers change
    * @param {(names: string[]) => void} hooks.onTools the tools a run offers the model
-   * @param {(head: HTMLElement, runId: string, round: number, input: object) => void} hooks.rerunButton
+   * @param {(head: HTMLElement, runId: string, round: number, input: object, settings?: Record<string, unknown>) => void} hooks.rerunButton
    *   puts "Rerun from here" in a round's header, where the page can rerun
    */
   constructor(page, hooks) {
@@ -147,7 +147,7 @@ export class Session {
       onRound: () => this.progress(live, turn),
       onPause: () => this.progress(live, turn),
       onTools: this.hooks.onTools,
-      onRoundHead: (head, round, input) => this.hooks.rerunButton(head, run.id, round, input),
+      onRoundHead: (head, round, input, settings) => this.hooks.rerunButton(head, run.id, round, input, settings),
       continueRun: this.viewer ? null : (body) => request('POST', `/api/runs/${run.id}/continue`, body),
     });
     // EventSource resumes by itself, sending Last-Event-ID; the view skips
