@@ -22,6 +22,9 @@ if [ ! -x node_modules/.bin/mcp-server-everything ] || [ ! -f node_modules/opena
 	echo "test.sh: installing @modelcontextprotocol/server-everything for the MCP tests, the openai client for the /v1 API's, and typescript and eslint for the page's scripts" >&2
 	npm install --no-save --no-audit --no-fund --silent @modelcontextprotocol/server-everything openai@7 typescript@7 eslint@10 @eslint/js@10
 fi
+# Some npm packages ship Go code (eslint's flatted does): a go.mod of its
+# own makes node_modules another module, which ./... leaves out.
+[ -f node_modules/go.mod ] || printf 'module node_modules\n' >node_modules/go.mod
 
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
