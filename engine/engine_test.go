@@ -149,7 +149,7 @@ func TestRunsRecordTheirSettings(t *testing.T) {
 	if err := json.Unmarshal(recorded, &got); err != nil {
 		t.Fatalf("settings %s: %v", recorded, err)
 	}
-	for key, want := range map[string]any{"backend": "demo", "model": engine.DefaultModel, "mode": "raw", "dialect": "pythonic",
+	for key, want := range map[string]any{"backend": "demo", "model": "toolscope-demo", "mode": "raw", "dialect": "pythonic",
 		"max_rounds": 3.0, "tool_timeout_ms": float64(agent.DefaultToolTimeout.Milliseconds()), "think": nil} {
 		if v, ok := got[key]; !ok || v != want {
 			t.Errorf("%s = %v, want %v", key, v, want)
