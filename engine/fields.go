@@ -464,7 +464,10 @@ func decodeInt[N int | int64](raw json.RawMessage, n *N) error {
 		return errors.New("must be a whole number")
 	}
 	i, err := strconv.ParseInt(num.String(), 10, 64)
-	if err != nil || int64(N(i)) != i {
+	switch {
+	case errors.Is(err, strconv.ErrRange) || err == nil && int64(N(i)) != i:
+		return errOutOfRange
+	case err != nil:
 		return errors.New("must be a whole number")
 	}
 	*n = N(i)

@@ -74,6 +74,7 @@ func TestApplyAsARequest(t *testing.T) {
 		{"null for a name", `{"model":null}`, []string{`model null must be a string`}},
 		{"out of range", `{"max_rounds":0,"tool_delay_ms":61000}`, []string{"max_rounds 0 must be from 1 to 50", "tool_delay_ms 61000 must be from 0 to 60000"}},
 		{"overflowing duration", `{"tool_delay_ms":99999999999999999}`, []string{"tool_delay_ms 99999999999999999 must be from 0 to 60000"}},
+		{"beyond 64 bits", `{"max_rounds":99999999999999999999,"tool_delay_ms":1.5}`, []string{"max_rounds 99999999999999999999 must be from 1 to 50", "tool_delay_ms 1.5 must be a whole number"}},
 		{"a value that breaks another setting", `{"backend":"demo","mode":"chat"}`, []string{`mode "chat" is not available`}},
 		{"unknown choice", `{"dialect":"klingon"}`, []string{`dialect "klingon" is unknown: use hermes`}},
 	} {
