@@ -32,12 +32,17 @@ type Cell struct {
 	Settings []Setting
 	// Distractors is how many catalogue tools are added.
 	Distractors int
+	// byDistractors: the matrix varies the distractors, so the cell's
+	// name says how many, 0 too.
+	byDistractors bool
 }
 
 // Setting is one axis's value in a cell.
 type Setting struct {
 	Key   string
-	Value string
+	Value string // as given: "auto"
+
+	json json.RawMessage // as a request carries it: -1
 }
 
 // String names the cell as the summary table does: "model=a dialect=hermes
@@ -47,7 +52,7 @@ func (c Cell) String() string {
 	for _, s := range c.Settings {
 		parts = append(parts, s.Key+"="+s.Value)
 	}
-	if c.Distractors > 0 {
+	if c.byDistractors {
 		parts = append(parts, "distractors="+strconv.Itoa(c.Distractors))
 	}
 	if len(parts) == 0 {
@@ -63,7 +68,7 @@ func (c Cell) MarshalJSON() ([]byte, error) {
 	for _, s := range c.Settings {
 		m[s.Key] = s.Value
 	}
-	if c.Distractors > 0 {
+	if c.byDistractors {
 		m["distractors"] = c.Distractors
 	}
 	return json.Marshal(m)
@@ -73,19 +78,21 @@ func (c Cell) MarshalJSON() ([]byte, error) {
 func (c Cell) values() map[string]json.RawMessage {
 	m := make(map[string]json.RawMessage, len(c.Settings))
 	for _, s := range c.Settings {
-		m[s.Key] = jsonValue(s.Value)
+		m[s.Key] = s.json
 	}
 	return m
 }
 
-// jsonValue writes a value given as text as the JSON a request would
-// send: a whole number as a number (tools_top_k), anything else a string.
-func jsonValue(text string) json.RawMessage {
-	if _, err := strconv.Atoi(text); err == nil {
-		return json.RawMessage(text)
+// asJSON reads text as the setting's flag takes it ("auto", "hermes",
+// "5") and writes it as a request's JSON carries it, by the settings
+// table.
+func asJSON(key engine.Setting, text string) (json.RawMessage, error) {
+	f, _ := engine.FieldNamed(key)
+	var s engine.Settings
+	if err := f.Parse(&s, text); err != nil {
+		return nil, &engine.SettingError{Setting: key, Value: strconv.Quote(text), Problem: err.Error()}
 	}
-	raw, _ := json.Marshal(text)
-	return raw
+	return json.Marshal(f.JSON(s))
 }
 
 // axis is one setting the matrix varies.
@@ -105,17 +112,28 @@ func (m Matrix) axes() []axis {
 }
 
 // Cells returns every combination of the axes, the first axis varying
-// slowest, each checked by applying it over base as a request's settings
-// would be: a value the table refuses is an *engine.SettingError, all
-// joined, and no cell is returned.
+// slowest, each value checked by applying it over base as a request's
+// settings would be: a value the table refuses is an *engine.SettingError,
+// all joined, and no cell is returned.
 func (m Matrix) Cells(base engine.Settings) ([]Cell, error) {
 	var errs []error
+	cells := []Cell{{}}
 	for _, a := range m.axes() {
-		for _, v := range a.values {
-			if _, err := base.Apply(map[string]json.RawMessage{string(a.key): jsonValue(v)}, engine.ForRequest); err != nil {
-				errs = append(errs, err)
+		values := make([]Setting, 0, len(a.values))
+		for _, text := range a.values {
+			raw, err := asJSON(a.key, text)
+			if err == nil {
+				_, err = base.Apply(map[string]json.RawMessage{string(a.key): raw}, engine.ForRequest)
 			}
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			values = append(values, Setting{Key: string(a.key), Value: text, json: raw})
 		}
+		cells = multiply(cells, len(values), func(c *Cell, i int) {
+			c.Settings = append(c.Settings[:len(c.Settings):len(c.Settings)], values[i])
+		})
 	}
 	for _, n := range m.Distractors {
 		if n < 0 || n > maxDistractors() {
@@ -126,13 +144,9 @@ func (m Matrix) Cells(base engine.Settings) ([]Cell, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	cells := []Cell{{}}
-	for _, a := range m.axes() {
-		cells = multiply(cells, len(a.values), func(c *Cell, i int) {
-			c.Settings = append(c.Settings[:len(c.Settings):len(c.Settings)], Setting{string(a.key), a.values[i]})
-		})
-	}
-	cells = multiply(cells, len(m.Distractors), func(c *Cell, i int) { c.Distractors = m.Distractors[i] })
+	cells = multiply(cells, len(m.Distractors), func(c *Cell, i int) {
+		c.Distractors, c.byDistractors = m.Distractors[i], true
+	})
 	for i := range cells {
 		cells[i].Index = i
 	}

@@ -64,6 +64,14 @@ type Result struct {
 // Graded says whether the result is a verdict on the model.
 func (r Result) Graded() bool { return r.Pass || r.Category.Graded() }
 
+// unread are the events grading has no use for: the text as it streams,
+// which run_finished repeats whole, and the calls as they are written,
+// which their parsed, invalid or cut events repeat. They are most of a
+// run's events, and decoding them was a third of the harness's own cost.
+var unread = map[agent.Type]bool{
+	agent.Token: true, agent.TextDelta: true, agent.ThinkingDelta: true, agent.ToolCallDelta: true,
+}
+
 // job is one case run to do.
 type job struct {
 	suite  *suite.Suite
@@ -104,6 +112,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	boxes := newToolboxes(ctx, cfg.Base, cfg.Log, cfg.Options)
 	defer boxes.close()
+	built := &agents{boxes: boxes, built: map[agentKey]*builtAgent{}}
 
 	jobs := make(chan job)
 	results := make(chan Result)
@@ -112,7 +121,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	for range max(cfg.Parallel, 1) {
 		workers.Go(func() {
 			for j := range jobs {
-				results <- runCase(ctx, cfg, boxes, j)
+				results <- runCase(ctx, cfg, built, j)
 			}
 		})
 	}
@@ -149,10 +158,10 @@ func plan(ctx context.Context, suites []*suite.Suite, cells []Cell, jobs chan<- 
 }
 
 // runCase runs one case and grades it.
-func runCase(ctx context.Context, cfg Config, boxes *toolboxes, j job) Result {
+func runCase(ctx context.Context, cfg Config, built *agents, j job) Result {
 	res := Result{Suite: j.suite.Name, Case: j.c.ID, Repeat: j.repeat, Cell: j.cell}
 	started := time.Now()
-	run, box, err := startCase(cfg, boxes, j)
+	run, box, err := startCase(cfg, built, j)
 	if err != nil {
 		res.Result = grade.Result{Category: grade.BackendError, Message: err.Error()}
 		return res
@@ -168,8 +177,10 @@ func runCase(ctx context.Context, cfg Config, boxes *toolboxes, j job) Result {
 	t := transcript.New()
 	// Background: the events go on to run_finished once the run is
 	// cancelled, and the fold needs them.
-	for e := range run.Events(context.Background(), 0) {
-		t.Add(e)
+	for enc := range run.Encoded(context.Background(), 0) {
+		if !unread[enc.Type] {
+			t.Add(enc.Event())
+		}
 	}
 	res.Latency = time.Since(started)
 	did := graded(t, box.schemas)
@@ -183,7 +194,52 @@ func runCase(ctx context.Context, cfg Config, boxes *toolboxes, j job) Result {
 }
 
 // startCase starts the run of j in the hub.
-func startCase(cfg Config, boxes *toolboxes, j job) (*runs.Run, *toolbox, error) {
+func startCase(cfg Config, agents *agents, j job) (*runs.Run, *toolbox, error) {
+	a, box, err := agents.get(cfg, j)
+	if err != nil {
+		return nil, nil, err
+	}
+	message, history := request(j.c)
+	run, err := cfg.Hub.Start(runs.Spec{Message: message, History: history, Agent: a, Source: runs.SourceEval})
+	return run, box, err
+}
+
+// agents builds the agent of each case in each cell once: its repeats
+// share it (an agent holds no run's state), and building one compiles
+// the schemas of every tool offered, which distractors make many.
+type agents struct {
+	boxes *toolboxes
+	mu    sync.Mutex
+	built map[agentKey]*builtAgent
+}
+
+type agentKey struct {
+	c    *suite.Case
+	cell int
+}
+
+type builtAgent struct {
+	once  sync.Once
+	agent *agent.Agent
+	box   *toolbox
+	err   error
+}
+
+func (as *agents) get(cfg Config, j job) (*agent.Agent, *toolbox, error) {
+	as.mu.Lock()
+	b, ok := as.built[agentKey{j.c, j.cell.Index}]
+	if !ok {
+		b = &builtAgent{}
+		as.built[agentKey{j.c, j.cell.Index}] = b
+	}
+	as.mu.Unlock()
+	b.once.Do(func() { b.agent, b.box, b.err = as.build(cfg, j) })
+	return b.agent, b.box, b.err
+}
+
+// build applies the case's settings over the base, then the cell's, and
+// builds the agent on the toolbox of the case's tools.
+func (as *agents) build(cfg Config, j job) (*agent.Agent, *toolbox, error) {
 	s, err := cfg.Base.Apply(j.c.Settings, engine.ForRequest)
 	if err == nil {
 		s, err = s.Apply(j.cell.values(), engine.ForRequest)
@@ -191,17 +247,12 @@ func startCase(cfg Config, boxes *toolboxes, j job) (*runs.Run, *toolbox, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the case's settings: %w", err)
 	}
-	box, err := boxes.get(toolboxKey{Tools: j.c.Tools, Distractors: j.cell.Distractors, Delay: s.ToolDelay})
+	box, err := as.boxes.get(toolboxKey{Tools: j.c.Tools, Distractors: j.cell.Distractors, Delay: s.ToolDelay})
 	if err != nil {
 		return nil, nil, fmt.Errorf("the case's tools: %w", err)
 	}
 	a, err := box.engine.AgentWith(s, engine.Toolset{})
-	if err != nil {
-		return nil, nil, err
-	}
-	message, history := request(j.c)
-	run, err := cfg.Hub.Start(runs.Spec{Message: message, History: history, Agent: a, Source: runs.SourceEval})
-	return run, box, err
+	return a, box, err
 }
 
 // request is what a case asks: its request alone, or the last turn of

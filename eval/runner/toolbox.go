@@ -149,4 +149,3 @@ func distractors(n int, offered []tools.Tool) []tools.Tool {
 
 // maxDistractors is the most distractors a cell may ask for.
 func maxDistractors() int { return len(catalogue.Tools()) }
-
