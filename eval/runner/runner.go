@@ -112,7 +112,6 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	boxes := newToolboxes(ctx, cfg.Base, cfg.Log, cfg.Options)
 	defer boxes.close()
-	built := &agents{boxes: boxes, built: map[agentKey]*builtAgent{}}
 
 	jobs := make(chan job)
 	results := make(chan Result)
@@ -121,7 +120,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	for range max(cfg.Parallel, 1) {
 		workers.Go(func() {
 			for j := range jobs {
-				results <- runCase(ctx, cfg, built, j)
+				results <- runCase(ctx, cfg, boxes, j)
 			}
 		})
 	}
@@ -158,12 +157,14 @@ func plan(ctx context.Context, suites []*suite.Suite, cells []Cell, jobs chan<- 
 }
 
 // runCase runs one case and grades it.
-func runCase(ctx context.Context, cfg Config, built *agents, j job) Result {
+func runCase(ctx context.Context, cfg Config, boxes *toolboxes, j job) Result {
 	res := Result{Suite: j.suite.Name, Case: j.c.ID, Repeat: j.repeat, Cell: j.cell}
-	started := time.Now()
-	run, box, err := startCase(cfg, built, j)
+	run, box, err := startCase(ctx, cfg, boxes, j)
 	if err != nil {
 		res.Result = grade.Result{Category: grade.BackendError, Message: err.Error()}
+		if ctx.Err() != nil {
+			res.Result = grade.Result{Category: grade.Cancelled, Message: "the eval was stopped before the case started"}
+		}
 		return res
 	}
 	res.RunID = run.ID
@@ -182,7 +183,7 @@ func runCase(ctx context.Context, cfg Config, built *agents, j job) Result {
 			t.Add(enc.Event())
 		}
 	}
-	res.Latency = time.Since(started)
+	res.Latency = time.Since(run.Started) // the run's, not the setting up of its tools
 	did := graded(t, box.schemas)
 	if did.Finish == grade.FinishCancelled && ctx.Err() == nil && caseCtx.Err() != nil {
 		did.Finish = grade.FinishTimeout
@@ -193,53 +194,36 @@ func runCase(ctx context.Context, cfg Config, built *agents, j job) Result {
 	return res
 }
 
-// startCase starts the run of j in the hub.
-func startCase(cfg Config, agents *agents, j job) (*runs.Run, *toolbox, error) {
-	a, box, err := agents.get(cfg, j)
+// startCase starts the run of j in the hub. A hub that runs as many
+// runs as it may (one of ours ending, or others' in a server's hub) is
+// waited for.
+func startCase(ctx context.Context, cfg Config, boxes *toolboxes, j job) (*runs.Run, *toolbox, error) {
+	a, box, err := caseAgent(cfg, boxes, j)
 	if err != nil {
 		return nil, nil, err
 	}
 	message, history := request(j.c)
-	run, err := cfg.Hub.Start(runs.Spec{Message: message, History: history, Agent: a, Source: runs.SourceEval})
-	return run, box, err
-}
-
-// agents builds the agent of each case in each cell once: its repeats
-// share it (an agent holds no run's state), and building one compiles
-// the schemas of every tool offered, which distractors make many.
-type agents struct {
-	boxes *toolboxes
-	mu    sync.Mutex
-	built map[agentKey]*builtAgent
-}
-
-type agentKey struct {
-	c    *suite.Case
-	cell int
-}
-
-type builtAgent struct {
-	once  sync.Once
-	agent *agent.Agent
-	box   *toolbox
-	err   error
-}
-
-func (as *agents) get(cfg Config, j job) (*agent.Agent, *toolbox, error) {
-	as.mu.Lock()
-	b, ok := as.built[agentKey{j.c, j.cell.Index}]
-	if !ok {
-		b = &builtAgent{}
-		as.built[agentKey{j.c, j.cell.Index}] = b
+	spec := runs.Spec{Message: message, History: history, Agent: a, Source: runs.SourceEval}
+	for wait := time.Millisecond; ; wait = min(2*wait, maxStartWait) {
+		run, err := cfg.Hub.Start(spec)
+		if !errors.Is(err, runs.ErrTooManyRuns) {
+			return run, box, err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, nil, err
+		}
 	}
-	as.mu.Unlock()
-	b.once.Do(func() { b.agent, b.box, b.err = as.build(cfg, j) })
-	return b.agent, b.box, b.err
 }
 
-// build applies the case's settings over the base, then the cell's, and
-// builds the agent on the toolbox of the case's tools.
-func (as *agents) build(cfg Config, j job) (*agent.Agent, *toolbox, error) {
+// maxStartWait is the longest wait between two tries of a full hub.
+const maxStartWait = 100 * time.Millisecond
+
+// caseAgent applies the case's settings over the base, then the cell's,
+// and returns the agent of those settings on the toolbox of the case's
+// tools.
+func caseAgent(cfg Config, boxes *toolboxes, j job) (*agent.Agent, *toolbox, error) {
 	s, err := cfg.Base.Apply(j.c.Settings, engine.ForRequest)
 	if err == nil {
 		s, err = s.Apply(j.cell.values(), engine.ForRequest)
@@ -247,11 +231,11 @@ func (as *agents) build(cfg Config, j job) (*agent.Agent, *toolbox, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("the case's settings: %w", err)
 	}
-	box, err := as.boxes.get(toolboxKey{Tools: j.c.Tools, Distractors: j.cell.Distractors, Delay: s.ToolDelay})
+	box, err := boxes.get(toolboxKey{Tools: j.c.Tools, Distractors: j.cell.Distractors, Delay: s.ToolDelay})
 	if err != nil {
 		return nil, nil, fmt.Errorf("the case's tools: %w", err)
 	}
-	a, err := box.engine.AgentWith(s, engine.Toolset{})
+	a, err := box.agent(s)
 	return a, box, err
 }
 

@@ -3,16 +3,19 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/eval/suite"
 	"github.com/toolscope/toolscope/tools"
 	"github.com/toolscope/toolscope/tools/catalogue"
+	"github.com/toolscope/toolscope/tools/mcp"
 )
 
 // toolbox is the engine of one set of tools: a case's own (stubs, inline
@@ -24,6 +27,31 @@ type toolbox struct {
 	// schemas are the parameters schemas of every tool offered, by name,
 	// which grading checks calls against.
 	schemas map[string]json.RawMessage
+
+	mu     sync.Mutex
+	agents map[string]*agent.Agent // by the settings' recorded values
+}
+
+// agent returns the agent of settings s on the toolbox's tools, built
+// once for all the cases that run with s: building one compiles the
+// schema of every tool offered, which a catalogue or distractors make
+// many. An agent holds no run's state.
+func (b *toolbox) agent(s engine.Settings) (*agent.Agent, error) {
+	key, err := json.Marshal(s.Values())
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if a, ok := b.agents[string(key)]; ok {
+		return a, nil
+	}
+	a, err := b.engine.AgentWith(s, engine.Toolset{})
+	if err != nil {
+		return nil, err
+	}
+	b.agents[string(key)] = a
+	return a, nil
 }
 
 // toolboxKey tells toolboxes apart: everything that decides which tools
@@ -84,7 +112,15 @@ func (b *toolboxes) start(k toolboxKey) (*toolbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	box := &toolbox{engine: e, schemas: map[string]json.RawMessage{}}
+	// A server that failed would leave its tools out, and the cases
+	// would fail as if the model missed them: they are not run at all.
+	for _, server := range e.MCPServers() {
+		if server.State != mcp.StateReady {
+			_ = e.Close()
+			return nil, fmt.Errorf("MCP server %s: %s", server.Target, server.Error)
+		}
+	}
+	box := &toolbox{engine: e, schemas: map[string]json.RawMessage{}, agents: map[string]*agent.Agent{}}
 	for _, t := range e.Tools() {
 		box.schemas[t.Name()] = t.Parameters()
 	}
