@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -115,7 +116,7 @@ func loadSuites(paths []string, stderr io.Writer) ([]*suite.Suite, bool) {
 	var suites []*suite.Suite
 	ok := true
 	for _, p := range paths {
-		s, err := suite.Load(p)
+		s, err := loadSuite(p)
 		if err != nil {
 			for _, e := range unjoin(err) {
 				fmt.Fprintf(stderr, "toolscope eval: %v\n", e)
@@ -126,6 +127,22 @@ func loadSuites(paths []string, stderr io.Writer) ([]*suite.Suite, bool) {
 		suites = append(suites, s)
 	}
 	return suites, ok
+}
+
+// loadSuite reads a suite file; or a BFCL question file, as BFCL names
+// them (BFCL_v4_simple_python.json), with its answers from the
+// possible_answer directory beside it, where BFCL keeps them (the
+// irrelevance categories have none).
+func loadSuite(path string) (*suite.Suite, error) {
+	name := filepath.Base(path)
+	if !strings.HasPrefix(name, "BFCL_") || filepath.Ext(name) != ".json" {
+		return suite.Load(path)
+	}
+	answers := filepath.Join(filepath.Dir(path), "possible_answer", name)
+	if _, err := os.Stat(answers); err != nil {
+		answers = ""
+	}
+	return suite.ReadBFCL(path, answers)
 }
 
 // matrixFlags names the flag of each axis, for errors.

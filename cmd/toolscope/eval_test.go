@@ -182,3 +182,26 @@ func TestEvalRefusesBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestEvalBFCLFiles: a BFCL question file given as a suite is read with
+// its answers from possible_answer/ beside it, and graded as BFCL
+// grades: the scripted model answers the first question right and the
+// second not at all.
+func TestEvalBFCLFiles(t *testing.T) {
+	server := openaitest.New(t)
+	server.Reply(
+		openaitest.Reply{Text: "<tool_call>\n{\"name\": \"geometry.triangle_area\", \"arguments\": {\"base\": 10, \"height\": 5}}\n</tool_call>"},
+		openaitest.Reply{Text: "The area is 25 square units."},
+		openaitest.Reply{Text: "I cannot work that out."},
+	)
+	r := toolscopeWithEnv(t, []string{"OPENAI_BASE_URL=", "OPENAI_API_KEY="}, "eval", "../../eval/suite/testdata/bfcl/BFCL_v4_simple_python.json",
+		"--backend", "openai", "--openai-base-url", server.URL(), "--parallel", "1", "--json", "--no-history")
+	if r.code != exitOK {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"id":"simple_python_0"`) || !strings.Contains(lines[0], `"pass":true`) ||
+		!strings.Contains(lines[1], `"id":"simple_python_1"`) || !strings.Contains(lines[1], `"category":"no_call"`) {
+		t.Fatalf("want simple_python_0 passing, simple_python_1 no_call, then the summary:\n%s", r.stdout)
+	}
+}
