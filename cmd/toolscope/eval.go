@@ -242,7 +242,7 @@ func progress(w io.Writer, total int) *progressbar.ProgressBar {
 	}
 	return progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("cases"),
 		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionFullWidth(), progressbar.OptionClearOnFinish())
+		progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish())
 }
 
 // Flag values of eval's matrix.
