@@ -26,5 +26,11 @@
 // "backend error", counted apart from the graded ones.
 //
 // Cases that offer the same tools share one engine (and its MCP servers
-// and tool-retrieval index), started when the first of them runs.
+// and tool-retrieval index), started when the first of them runs, and
+// those that also run with the same settings share one agent. A hub that
+// runs as many runs as it may is waited for, not counted a failure.
+//
+// Each Result says what the run cost: the backend's token counters, and
+// an estimate of the prompt tokens the tools block took (its share of the
+// first prompt's characters times the prompt tokens reported for it).
 package runner

@@ -28,8 +28,8 @@ type Config struct {
 	// Options are given to each engine started, such as
 	// engine.WithProgram for "toolscope mcp …" servers.
 	Options []engine.Option
-	// Hub runs the cases, with runs.SourceEval; its Limits.MaxLive must
-	// allow Parallel runs at once.
+	// Hub runs the cases, with runs.SourceEval. When it runs as many
+	// runs as its Limits.MaxLive allows, a case waits for a place.
 	Hub *runs.Hub
 	// Parallel is how many cases run at once; 1 when less.
 	Parallel int
@@ -120,6 +120,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	for range max(cfg.Parallel, 1) {
 		workers.Go(func() {
 			for j := range jobs {
+				if ctx.Err() != nil {
+					continue // stopped: the case does not run, and counts as not run
+				}
 				results <- runCase(ctx, cfg, boxes, j)
 			}
 		})
