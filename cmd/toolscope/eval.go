@@ -39,10 +39,15 @@ const defaultParallel = 4
 
 // evalCommand runs suites of cases against the model and grades them.
 func evalCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("eval", "[flags] SUITE…", stderr).withOutput()
+	c := newCommand("eval", "[flags] SUITE…", stderr)
 	// An eval measures the model, not how a person watches it: no pause
 	// between tokens or in the stub tools, unless a flag asks for one.
 	c.settings.DemoDelay, c.settings.ToolDelay = 0, 0
+	for _, name := range []string{"demo-delay", "tool-delay"} {
+		if f := c.fs.Lookup(name); f != nil {
+			f.DefValue = f.Value.String() // as -h shows it
+		}
+	}
 	c.keepRuns = store.DefaultKeepRuns
 	f := evalFlags{parallel: defaultParallel}
 	f.define(c)
@@ -50,7 +55,7 @@ func evalCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if !ok {
 		return code
 	}
-	if problem := f.check(); problem != "" {
+	if problem := f.check(c.settings); problem != "" {
 		fmt.Fprintf(stderr, "toolscope eval: %s\n", problem)
 		return exitUsage
 	}
@@ -91,6 +96,8 @@ func (f *evalFlags) define(c *command) {
 	c.add(groupTools, "distractors", "n,m", "run every case with each of these numbers of extra tools, drawn from the bundled catalogue of 1,190 (a matrix axis)", numbersValue{&m.Distractors})
 	c.add(groupLoop, "parallel", "n", "cases run at once: raise it for a server that batches, such as vLLM", (*intValue)(&f.parallel))
 	c.add(groupLoop, "case-timeout", "duration", "longest one case may take; then it is a timeout, not graded (0: no limit)", (*durationValue)(&f.timeout))
+	c.add(groupOutput, "json", "", "print one JSON line per case as it ends, then the summary, instead of the table", (*boolValue)(&c.json))
+	c.add(groupOutput, "v", "", "also say which MCP servers each set of tools connected", (*boolValue)(&c.verbose))
 	c.add(groupOutput, "junit", "file", "also write the results as JUnit XML, for CI", text[string]{&f.junit})
 	c.add(groupOutput, "min-pass", "rate", "exit with status 1 when the pass rate is below this, such as 0.9", (*floatValue)(&f.minPass))
 	c.withEnv(groupServer, "data-dir", "dir", "where the history of runs is kept; unset, the user's data directory (the one toolscope serve shows)", text[string]{&c.dataDir})
@@ -98,9 +105,12 @@ func (f *evalFlags) define(c *command) {
 	c.withEnv(groupServer, "keep-runs", "n", "runs the history keeps, the oldest dropped first: an eval's runs count", (*intValue)(&c.keepRuns))
 }
 
-// check says what is wrong with eval's own flags; "" when nothing is.
-func (f *evalFlags) check() string {
+// check says what is wrong with eval's own flags, and with the MCP flags,
+// which an eval does not take; "" when nothing is.
+func (f *evalFlags) check(s engine.Settings) string {
 	switch {
+	case len(s.MCP) > 0 || s.MCPConfig != "":
+		return "takes no --mcp, --mcp-sse or --mcp-config: a suite names the MCP servers its cases offer (tools: {mcp: [\"toolscope mcp calculator\"]})"
 	case f.parallel < 1 || f.parallel > runs.DefaultMaxLive:
 		return fmt.Sprintf("--parallel %d must be from 1 to %d", f.parallel, runs.DefaultMaxLive)
 	case f.minPass < 0 || f.minPass > 1:

@@ -173,6 +173,7 @@ func TestEvalRefusesBadInput(t *testing.T) {
 		{"dialect", []string{"eval", "../../examples/evals/stubs.yaml", "--backend", "demo", "--dialects", "hermes,klingon"}, `--dialects "klingon"`},
 		{"distractors", []string{"eval", "../../examples/evals/stubs.yaml", "--backend", "demo", "--distractors", "0,5000"}, "--distractors 5000 must be from 0 to 1190"},
 		{"no suite", []string{"eval", "--backend", "demo"}, "needs one suite or more"},
+		{"mcp flag", []string{"eval", "../../examples/evals/stubs.yaml", "--backend", "demo", "--mcp", "toolscope mcp calculator"}, "a suite names the MCP servers its cases offer"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := toolscope(t, "", c.args...)
