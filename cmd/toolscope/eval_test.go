@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolscope/toolscope/llm/openai/openaitest"
 	"github.com/toolscope/toolscope/runs"
@@ -204,5 +206,39 @@ func TestEvalBFCLFiles(t *testing.T) {
 	if len(lines) != 3 || !strings.Contains(lines[0], `"id":"simple_python_0"`) || !strings.Contains(lines[0], `"pass":true`) ||
 		!strings.Contains(lines[1], `"id":"simple_python_1"`) || !strings.Contains(lines[1], `"category":"no_call"`) {
 		t.Fatalf("want simple_python_0 passing, simple_python_1 no_call, then the summary:\n%s", r.stdout)
+	}
+}
+
+// TestEvalCtrlCKeepsTheResultsSoFar: Ctrl-C while a case waits on the
+// model ends it cancelled, starts no other, and still prints the summary
+// of what ran, with how many did not, then exits 130.
+func TestEvalCtrlCKeepsTheResultsSoFar(t *testing.T) {
+	server := openaitest.New(t)
+	server.Reply(openaitest.Reply{Text: mailCall}, openaitest.Reply{Text: "Sent."},
+		openaitest.Reply{Text: "Let me see", Hold: true})
+	path := writeSuite(t, strings.Replace(evalSuite, "  - id: mail-ana\n", "  - id: mail-ana\n    repeat: 3\n", 1))
+	cmd := exec.Command(binary, "eval", path, "--backend", "openai", "--openai-base-url", server.URL(), "--parallel", "1", "--json", "--no-history")
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL=", "OPENAI_API_KEY=")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for give := time.Now().Add(time.Minute); len(server.Requests()) < 3; { // the second case's request is held
+		if time.Now().After(give) {
+			cmd.Process.Kill()
+			t.Fatalf("the eval never reached its second case; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit code %d, want %d; stderr:\n%s", code, exitInterrupted, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	want := `"cases":2,"passed":1,"not_graded":1,`
+	if len(lines) != 3 || !strings.Contains(lines[1], `"category":"cancelled"`) || !strings.Contains(lines[2], want) || !strings.Contains(lines[2], `"planned":4,"not_run":2`) {
+		t.Fatalf("want a pass, a cancelled case, and the summary with 2 not run:\n%s", stdout.String())
 	}
 }
