@@ -181,6 +181,7 @@ type Source string
 const (
 	SourcePage Source = "page" // the playground or its run API
 	SourceAPI  Source = "api"  // the HTTP APIs: /v1 and /api/query
+	SourceEval Source = "eval" // a case of an eval (toolscope eval)
 )
 
 // Start begins a run in the background and returns it at once. The run

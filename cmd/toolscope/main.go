@@ -20,9 +20,10 @@ const usage = `toolscope makes LLM tool calling visible.
 Usage:
   toolscope run [flags] "request"   answer one request; tool lines on stderr, the answer on stdout
   toolscope chat [flags]            a conversation on stdin; /new starts over, /quit or end of input leaves
+  toolscope eval [flags] SUITE…     run suites of cases against the model and grade them: a pass rate
   toolscope serve [flags]           the browser playground, on http://127.0.0.1:8000
   toolscope replay [--speed n] FILE play a recording (GET /api/runs/{id}/export) with no model
-  toolscope mcp calculator|converter [--transport stdio|http|sse] [--addr host:port]
+  toolscope mcp calculator|converter|catalogue [--transport stdio|http|sse] [--addr host:port]
                                     toolscope's own MCP servers
   toolscope tools list|search [flags] ["request"]
                                     the tools connected, or those a request would be offered, ranked
@@ -71,6 +72,8 @@ func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin 
 		return runCommand(ctx, args[1:], stdout, stderr)
 	case "serve":
 		return serveCommand(ctx, args[1:], stdout, stderr)
+	case "eval":
+		return evalCommand(ctx, args[1:], stdout, stderr)
 	case "replay":
 		return replayCommand(ctx, args[1:], stdout, stderr)
 	case "mcp":

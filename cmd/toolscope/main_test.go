@@ -454,7 +454,7 @@ func TestMCPCommandUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"mcp"}, "toolscope mcp needs a server, calculator or converter"},
+		{[]string{"mcp"}, "toolscope mcp needs a server, calculator, converter or catalogue"},
 		{[]string{"mcp", "abacus"}, `unknown server "abacus"`},
 		{[]string{"mcp", "calculator", "--transport", "pigeon"}, `unknown transport "pigeon"`},
 	} {

@@ -15,6 +15,7 @@ import (
 var mcpServers = map[string]func() *sdk.Server{
 	"calculator": mcpserver.Calculator,
 	"converter":  mcpserver.Converter,
+	"catalogue":  catalogueServer,
 }
 
 // mcpCommand runs one of toolscope's MCP servers, for toolscope itself
@@ -25,10 +26,10 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	transport := fs.String("transport", mcpserver.TransportStdio, "stdio, http (streamable HTTP at /mcp) or sse (the older HTTP+SSE transport at /sse)")
 	addr := fs.String("addr", "127.0.0.1:8765", "where to listen with --transport http or sse")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: toolscope mcp calculator|converter [--transport stdio|http|sse] [--addr host:port]")
+		fmt.Fprintln(stderr, "Usage: toolscope mcp calculator|converter|catalogue [--transport stdio|http|sse] [--addr host:port]")
 		fs.PrintDefaults()
 	}
-	positional, code, ok := parseArgs(fs, args, operands{"a server", "calculator or converter, e.g. toolscope mcp calculator"}, stderr)
+	positional, code, ok := parseArgs(fs, args, operands{"a server", "calculator, converter or catalogue, e.g. toolscope mcp calculator"}, stderr)
 	if !ok {
 		return code
 	}
@@ -38,7 +39,7 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	newServer, ok := mcpServers[positional[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "toolscope mcp: unknown server %q; use calculator or converter\n", positional[0])
+		fmt.Fprintf(stderr, "toolscope mcp: unknown server %q; use calculator, converter or catalogue\n", positional[0])
 		return exitUsage
 	}
 	if *transport != mcpserver.TransportStdio {

@@ -16,6 +16,10 @@ type operands struct {
 	hint string // how to give it, or what to do instead
 }
 
+// severalOperands ends the name of operands given one or more times, as
+// eval's "one suite or more".
+const severalOperands = " or more"
+
 // check says what is wrong with positional, the arguments that are not
 // flags, in words that follow the command's name; "" when nothing is.
 func (want operands) check(positional []string) string {
@@ -30,7 +34,7 @@ func (want operands) check(positional []string) string {
 		return ""
 	case len(positional) == 0:
 		return fmt.Sprintf("needs %s, %s", want.name, want.hint)
-	case len(positional) > 1:
+	case len(positional) > 1 && !strings.HasSuffix(want.name, severalOperands):
 		return fmt.Sprintf("takes %s, not %d arguments (quote it as one), %s", want.name, len(positional), want.hint)
 	}
 	return ""

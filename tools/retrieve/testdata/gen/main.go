@@ -1,5 +1,6 @@
-// Command gen writes the retrieval catalogue (catalogue.json) and the
-// labelled requests (requests.json) into tools/retrieve/testdata, from
+// Command gen writes the catalogue (tools/catalogue/catalogue.json, which
+// tools/retrieve/testdata links to) and the labelled requests
+// (tools/retrieve/testdata/requests.json), from
 // the domain templates below: services like the MCP servers people
 // connect (GitHub, Slack, a file system, calendars, payments, …), each with
 // the entities it manages and the usual actions on them, named in the
@@ -91,7 +92,7 @@ func main() {
 		}
 		seen[t.Name] = true
 	}
-	write("tools/retrieve/testdata/catalogue.json", cat)
+	write("tools/catalogue/catalogue.json", cat) // tools/retrieve/testdata links to it
 	write("tools/retrieve/testdata/requests.json", reqs)
 	fmt.Printf("%d tools, %d requests\n", len(cat), len(reqs))
 }
