@@ -39,7 +39,9 @@ const defaultParallel = 4
 
 // evalCommand runs suites of cases against the model and grades them.
 func evalCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("eval", "[flags] SUITE…", stderr)
+	// Tool retrieval's flags are matrix axes here, lists under the same
+	// names (see define).
+	c := newCommand("eval", "[flags] SUITE…", stderr, engine.SettingToolsTopK, engine.SettingRetriever)
 	// An eval measures the model, not how a person watches it: no pause
 	// between tokens or in the stub tools, unless a flag asks for one.
 	c.settings.DemoDelay, c.settings.ToolDelay = 0, 0
@@ -98,9 +100,9 @@ func (f *evalFlags) define(c *command) {
 	c.add(groupLoop, "case-timeout", "duration", "longest one case may take; then it is a timeout, not graded (0: no limit)", (*durationValue)(&f.timeout))
 	c.add(groupOutput, "json", "", "print one JSON line per case as it ends, then the summary, instead of the table", (*boolValue)(&c.json))
 	c.add(groupOutput, "v", "", "also say which MCP servers each set of tools connected", (*boolValue)(&c.verbose))
-	c.add(groupOutput, "junit", "file", "also write the results as JUnit XML, for CI", text[string]{&f.junit})
+	c.add(groupOutput, "junit", "file", "also write the results as JUnit XML, for CI", text{&f.junit})
 	c.add(groupOutput, "min-pass", "rate", "exit with status 1 when the pass rate is below this, such as 0.9", (*floatValue)(&f.minPass))
-	c.withEnv(groupServer, "data-dir", "dir", "where the history of runs is kept; unset, the user's data directory (the one toolscope serve shows)", text[string]{&c.dataDir})
+	c.withEnv(groupServer, "data-dir", "dir", "where the history of runs is kept; unset, the user's data directory (the one toolscope serve shows)", text{&c.dataDir})
 	c.add(groupServer, "no-history", "", "keep the cases' runs in memory only, not in the history", (*boolValue)(&c.noHistory))
 	c.withEnv(groupServer, "keep-runs", "n", "runs the history keeps, the oldest dropped first: an eval's runs count", (*intValue)(&c.keepRuns))
 }
@@ -128,8 +130,9 @@ func loadSuites(paths []string, stderr io.Writer) ([]*suite.Suite, bool) {
 	for _, p := range paths {
 		s, err := loadSuite(p)
 		if err != nil {
-			for _, e := range unjoin(err) {
-				fmt.Fprintf(stderr, "toolscope eval: %v\n", e)
+			// A suite's problems are joined, one a line.
+			for line := range strings.SplitSeq(err.Error(), "\n") {
+				fmt.Fprintf(stderr, "toolscope eval: %s\n", line)
 			}
 			ok = false
 			continue
@@ -163,13 +166,12 @@ var matrixFlags = map[engine.Setting]string{
 
 // reportMatrix says which values of the matrix flags cannot be used.
 func reportMatrix(err error, stderr io.Writer) int {
-	for _, e := range unjoin(err) {
-		var se *engine.SettingError
-		if errors.As(e, &se) {
-			fmt.Fprintf(stderr, "toolscope eval: --%s %s %s\n", matrixFlags[se.Setting], se.Value, se.Problem)
-			continue
-		}
-		fmt.Fprintf(stderr, "toolscope eval: %v\n", e)
+	bad, other := engine.SettingErrors(err)
+	for _, se := range bad {
+		fmt.Fprintf(stderr, "toolscope eval: --%s %s %s\n", matrixFlags[se.Setting], se.Value, se.Problem)
+	}
+	if other != nil {
+		fmt.Fprintf(stderr, "toolscope eval: %v\n", other)
 	}
 	return exitUsage
 }

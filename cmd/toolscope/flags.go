@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,12 +66,14 @@ type flagMeta struct {
 // newCommand defines the flags of the commands that run the loop: every
 // setting of engine's table, and the sources of tools, starting at
 // engine.Defaults.
-func newCommand(name, synopsis string, stderr io.Writer) *command {
+func newCommand(name, synopsis string, stderr io.Writer, except ...engine.Setting) *command {
 	c := newBareCommand(name, synopsis, stderr)
 	c.settings = engine.Defaults()
 	c.withToolSources()
 	for _, f := range engine.Fields() {
-		c.withSetting(string(f.Group), f)
+		if !slices.Contains(except, f.Name) {
+			c.withSetting(string(f.Group), f)
+		}
 	}
 	// Kept so that scripts written for it still run; unlisted, since one
 	// timeout now bounds every tool call.

@@ -220,7 +220,7 @@ var importers = map[string][]string{
 	"llm/demo":                    {"engine"},
 	"llm/ollama":                  {"engine", "frontend/server"},
 	"llm/openai":                  {"engine"},
-	"engine":                      {"cmd/toolscope", "cmd/load", "frontend/server", "eval/suite"},
+	"engine":                      {"cmd/toolscope", "cmd/load", "frontend/server", "eval/suite", "eval/runner"},
 	"mcpserver":                   {"cmd/toolscope"},
 	"internal/nettest":            {},
 	"llm/ollama/ollamatest":       {},

@@ -115,7 +115,7 @@ export class RunList {
     const button = Object.assign(el('button', 'run-item'), { type: 'button' });
     button.dataset.id = run.id;
     button.dataset.source = run.source;
-    const from = el('span', 'run-source', run.source === 'api' ? `API · ${run.user_agent || 'unknown client'}` : 'page');
+    const from = el('span', 'run-source', sourceLabel(run));
     const asked = el('span', 'run-message', run.message || '(tool results)');
     asked.title = run.message;
     const setup = el('span', 'run-setup', [run.model, run.dialect, run.mode].filter(Boolean).join(' · '));
@@ -129,4 +129,15 @@ export class RunList {
     item.append(button, this.compare.checkbox(run));
     return item;
   }
+}
+
+/**
+ * sourceLabel says where a run came from: the page, an app through the
+ * API (and which client), or a case of `toolscope eval`.
+ * @param {{source?: string, user_agent?: string}} run
+ */
+function sourceLabel(run) {
+  if (run.source === 'api') return `API · ${run.user_agent || 'unknown client'}`;
+  if (run.source === 'eval') return 'eval';
+  return 'page';
 }
