@@ -295,11 +295,6 @@ func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The run records the model that answers: the demo's own, say, not
-	// the Ollama model it stands in for.
-	if info := backend.Info(); info.Model != "" {
-		s.Model, s.Mode = info.Model, info.Mode
-	}
 	var registry *tools.Registry
 	var sel agent.Selector
 	switch {

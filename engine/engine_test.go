@@ -149,8 +149,8 @@ func TestRunsRecordTheirSettings(t *testing.T) {
 	if err := json.Unmarshal(recorded, &got); err != nil {
 		t.Fatalf("settings %s: %v", recorded, err)
 	}
-	for key, want := range map[string]any{"backend": "demo", "model": "toolscope-demo", "mode": "raw", "dialect": "pythonic",
-		"max_rounds": 3.0, "tool_timeout_ms": float64(agent.DefaultToolTimeout.Milliseconds()), "think": nil} {
+	for key, want := range map[string]any{"backend": "demo", "model": engine.DefaultModel, "mode": "raw", "dialect": "pythonic",
+		"max_rounds": 3.0, "think": nil} {
 		if v, ok := got[key]; !ok || v != want {
 			t.Errorf("%s = %v, want %v", key, v, want)
 		}
@@ -158,7 +158,7 @@ func TestRunsRecordTheirSettings(t *testing.T) {
 	if sampling, _ := got[engine.KeySampling].(map[string]any); sampling["temperature"] != 0.5 {
 		t.Errorf("sampling = %v, want temperature 0.5", got[engine.KeySampling])
 	}
-	if strings.Contains(string(recorded), "sk-secret") || strings.Contains(string(recorded), "api_key") {
-		t.Errorf("a secret is recorded: %s", recorded)
+	if strings.Contains(string(recorded), "sk-secret") || strings.Contains(string(recorded), "api_key") || strings.Contains(string(recorded), "ollama_host") {
+		t.Errorf("a secret or a server's own setting is recorded: %s", recorded)
 	}
 }

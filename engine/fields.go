@@ -482,37 +482,27 @@ func names[S ~string](values []S) []string {
 	return out
 }
 
-// Scope is which settings a JSON object may set.
-type Scope int
-
-const (
-	// ForRequest allows the settings a request may change (Field.Request):
-	// the others are the server's.
-	ForRequest Scope = iota
-	// ForRun allows every setting that is not Secret, as a run's own
-	// settings (Values) give them back to a rerun or a replay.
-	ForRun
-)
-
 // Apply returns s with the settings that values name, a JSON object's
 // fields by Key, and checks the result as written. Keys that name no
-// setting are the caller's own, left alone. Every value that cannot be
-// read, that the scope may not set, or that Validate refuses is a
+// setting are the caller's own, left alone; so is a setting sent as null
+// (but thinking, where null lets the model decide) or as "", which keep
+// s's. Every value that cannot be read, that only the server may set
+// (Field.Request false), or that Validate refuses is a
 // *SettingError in JSON's words (its Key, its value as JSON writes it, a
 // duration's bounds in milliseconds), all joined; the settings returned
 // are then s unchanged. It is the one check of a request's settings: an
 // agent built from them does not check them again.
 // The command line, each HTTP entrance and a rerun all take this one path.
-func (s Settings) Apply(values map[string]json.RawMessage, scope Scope) (Settings, error) {
+func (s Settings) Apply(values map[string]json.RawMessage) (Settings, error) {
 	out := s
 	var errs []error
 	for _, f := range fields {
 		raw, ok := values[f.Key()]
-		if !ok {
+		if !ok || unset(f, raw) {
 			continue
 		}
 		switch err := f.value.decode(&out, raw); {
-		case f.Secret || scope == ForRequest && !f.Request:
+		case !f.Request:
 			errs = append(errs, f.error(string(raw), "is the server's setting: a request cannot change it (start toolscope with --"+f.Flag()+")", jsonWords))
 		case errors.Is(err, errOutOfRange):
 			errs = append(errs, f.error(string(raw), f.bounds(jsonWords), jsonWords))
@@ -529,8 +519,24 @@ func (s Settings) Apply(values map[string]json.RawMessage, scope Scope) (Setting
 	return out, nil
 }
 
-// Values are settings as a run records them: every setting that is not
-// Secret, by Key, in the table's order.
+// unset says a request's raw value for f stands for "keep the server's":
+// null, or "" for a setting written as text.
+func unset(f Field, raw json.RawMessage) bool {
+	switch strings.TrimSpace(string(raw)) {
+	case "null":
+		return !f.IsBool()
+	case `""`:
+		_, isNumber := f.value.number(&Settings{})
+		return !isNumber
+	}
+	return false
+}
+
+// Values are settings as a run records them: those a request may change
+// (Field.Request), as the run settled them, by Key, in the table's order.
+// The server's own settings (addresses, files, timeouts) are left out: a
+// viewer of the run may read its record, and only the operator may read
+// the server's.
 type Values []Value
 
 // Value is one setting's Key and its value as JSON carries it.
@@ -543,7 +549,7 @@ type Value struct {
 func (s Settings) Values() Values {
 	var out Values
 	for _, f := range fields {
-		if !f.Secret {
+		if f.Request {
 			out = append(out, Value{Key: f.Key(), Value: f.JSON(s)})
 		}
 	}

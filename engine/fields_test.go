@@ -47,17 +47,42 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(raw), "openai_api_key") {
-		t.Errorf("a secret is recorded: %s", raw)
+	for _, serversOwn := range []string{"openai_api_key", "ollama_host", "openai_base_url", "mcp_config", "template", "tool_timeout_ms", "embed_model"} {
+		if strings.Contains(string(raw), serversOwn) {
+			t.Errorf("a run records the server's %s, which its viewers may read: %s", serversOwn, raw)
+		}
 	}
+	// A rerun lays a run's record over another server's settings: each
+	// recorded setting comes back as it was.
 	var values map[string]json.RawMessage
 	json.Unmarshal(raw, &values)
-	back, err := engine.Settings{}.Apply(values, engine.ForRun)
+	other := s
+	other.Model, other.Mode, other.Dialect, other.Think, other.MaxRounds, other.ToolDelay, other.ToolsTopK, other.Retriever = "x", llm.ModeRaw, 0, nil, 2, 0, 3, "lexical"
+	back, err := other.Apply(values)
 	if err != nil {
 		t.Fatalf("Apply(%s): %v", raw, err)
 	}
 	if !reflect.DeepEqual(back, s) {
 		t.Errorf("a run's settings came back as\n%+v\nwant\n%+v", back, s)
+	}
+}
+
+// null and "" keep the server's setting, as a request that leaves the
+// field out does; thinking's null lets the model decide.
+func TestApplyKeepsWhatARequestLeavesUnset(t *testing.T) {
+	think := true
+	base := engine.Defaults()
+	base.Model, base.Think, base.MaxRounds = "qwen3:8b", &think, 5
+	got, err := base.Apply(map[string]json.RawMessage{"model": json.RawMessage(`""`), "backend": json.RawMessage(`""`),
+		"max_rounds": json.RawMessage(`null`), "dialect": json.RawMessage(`null`), "think": json.RawMessage(`null`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "qwen3:8b" || got.Backend != base.Backend || got.MaxRounds != 5 || got.Dialect != base.Dialect || got.Think != nil {
+		t.Errorf("Apply = %+v: want the server's model, backend, rounds and dialect, and thinking left to the model", got)
+	}
+	if _, err := base.Apply(map[string]json.RawMessage{"max_rounds": json.RawMessage(`""`)}); err == nil {
+		t.Error(`"max_rounds": "" is taken: a number sent as a string must be refused`)
 	}
 }
 
@@ -71,7 +96,6 @@ func TestApplyAsARequest(t *testing.T) {
 		{"the server's", `{"ollama_host":"evil:1","embed_model":"x"}`, []string{`ollama_host "evil:1" is the server's setting`, "--ollama-host", `embed_model "x" is the server's`}},
 		{"a secret", `{"openai_api_key":"k"}`, []string{"openai_api_key"}},
 		{"wrong type", `{"max_rounds":"3"}`, []string{`max_rounds "3" must be a whole number`}},
-		{"null for a name", `{"model":null}`, []string{`model null must be a string`}},
 		{"out of range", `{"max_rounds":0,"tool_delay_ms":61000}`, []string{"max_rounds 0 must be from 1 to 50", "tool_delay_ms 61000 must be from 0 to 60000"}},
 		{"overflowing duration", `{"tool_delay_ms":99999999999999999}`, []string{"tool_delay_ms 99999999999999999 must be from 0 to 60000"}},
 		{"beyond 64 bits", `{"max_rounds":99999999999999999999,"tool_delay_ms":1.5}`, []string{"max_rounds 99999999999999999999 must be from 1 to 50", "tool_delay_ms 1.5 must be a whole number"}},
@@ -83,7 +107,7 @@ func TestApplyAsARequest(t *testing.T) {
 			if err := json.Unmarshal([]byte(c.body), &values); err != nil {
 				t.Fatal(err)
 			}
-			got, err := base.Apply(values, engine.ForRequest)
+			got, err := base.Apply(values)
 			if c.want == nil {
 				if err != nil || got.Model != "qwen3:8b" || got.MaxRounds != 3 || got.ToolDelay != 0 || got.Think != nil || got.Dialect.String() != "pythonic" {
 					t.Fatalf("Apply = %+v, %v", got, err)

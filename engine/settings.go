@@ -263,16 +263,6 @@ func (s Settings) checkTemplate() error {
 	return nil
 }
 
-// ParseDialect reads a dialect's name, as a flag or a request gives it;
-// its error is a *SettingError.
-func ParseDialect(name string) (streamparser.Dialect, error) {
-	d, err := streamparser.ParseDialect(name)
-	if err != nil {
-		return 0, &SettingError{Setting: SettingDialect, Value: strconv.Quote(name), Problem: "is unknown: use " + either(streamparser.DialectNames())}
-	}
-	return d, nil
-}
-
 // either lists choices as a person would: "a, b or c".
 func either[S ~string](choices []S) string {
 	names := make([]string, len(choices))

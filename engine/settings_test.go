@@ -77,13 +77,3 @@ func TestValidateAsWrittenRefusesZeros(t *testing.T) {
 	}
 }
 
-func TestParseDialectNamesTheSetting(t *testing.T) {
-	if d, err := engine.ParseDialect("Marker"); err != nil || d != streamparser.Marker {
-		t.Fatalf("ParseDialect(Marker) = %v, %v", d, err)
-	}
-	_, err := engine.ParseDialect("yaml")
-	var se *engine.SettingError
-	if !errors.As(err, &se) || se.Setting != engine.SettingDialect || se.Value != `"yaml"` {
-		t.Fatalf("err = %#v", err)
-	}
-}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,3 +82,37 @@ func settingsTable(fields []engine.Field) string {
 }
 
 func code(s string) string { return "`" + s + "`" }
+
+// TestDocsRunSettingsExample keeps the example of a run's settings in
+// docs/http-api.md true: the keys a run records, in their order, and
+// sampling last.
+func TestDocsRunSettingsExample(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/http-api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "### A run's settings")
+	_, block, _ := strings.Cut(section, "```json\n")
+	block, _, _ = strings.Cut(block, "```")
+	dec := json.NewDecoder(strings.NewReader(block))
+	var keys []string
+	if _, err := dec.Token(); err != nil { // {
+		t.Fatalf("the example is not a JSON object: %v", err)
+	}
+	for dec.More() {
+		key, _ := dec.Token()
+		keys = append(keys, key.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatalf("the example: %v", err)
+		}
+	}
+	var want []string
+	for _, v := range engine.Defaults().Values() {
+		want = append(want, v.Key)
+	}
+	want = append(want, engine.KeySampling)
+	if !slices.Equal(keys, want) {
+		t.Errorf("docs/http-api.md's example of a run's settings has keys\n%v\nwant\n%v", keys, want)
+	}
+}

@@ -123,7 +123,7 @@ func (m Matrix) Cells(base engine.Settings) ([]Cell, error) {
 		for _, text := range a.values {
 			raw, err := asJSON(a.key, text)
 			if err == nil {
-				_, err = base.Apply(map[string]json.RawMessage{string(a.key): raw}, engine.ForRequest)
+				_, err = base.Apply(map[string]json.RawMessage{string(a.key): raw})
 			}
 			if err != nil {
 				errs = append(errs, err)

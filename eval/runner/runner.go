@@ -227,9 +227,9 @@ const maxStartWait = 100 * time.Millisecond
 // and returns the agent of those settings on the toolbox of the case's
 // tools.
 func caseAgent(cfg Config, boxes *toolboxes, j job) (*agent.Agent, *toolbox, error) {
-	s, err := cfg.Base.Apply(j.c.Settings, engine.ForRequest)
+	s, err := cfg.Base.Apply(j.c.Settings)
 	if err == nil {
-		s, err = s.Apply(j.cell.values(), engine.ForRequest)
+		s, err = s.Apply(j.cell.values())
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("the case's settings: %w", err)

@@ -208,7 +208,7 @@ func (r *reader) settings(n *yaml.Node, path string) map[string]json.RawMessage 
 			r.fail(value, join(path, key.Value), "%v", err)
 			continue
 		}
-		if _, err := engine.Defaults().Apply(map[string]json.RawMessage{key.Value: raw}, engine.ForRequest); err != nil {
+		if _, err := engine.Defaults().Apply(map[string]json.RawMessage{key.Value: raw}); err != nil {
 			if problem := problemOf(err, field.Name); problem != "" {
 				r.fail(value, join(path, key.Value), "%s", problem)
 				continue

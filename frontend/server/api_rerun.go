@@ -88,7 +88,7 @@ func (s *Server) rerunSettings(old *runs.Run, request map[string]json.RawMessage
 		}
 	}
 	maps.Copy(values, request)
-	settings, err := s.cfg.Engine.Settings().Apply(values, engine.ForRequest)
+	settings, err := s.cfg.Engine.Settings().Apply(values)
 	if err != nil {
 		problems := spelling(nil).problems(err)
 		if !sentAll(err, request) {

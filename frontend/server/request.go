@@ -73,7 +73,7 @@ func decodeRequest(body []byte, own any, what, example string, sp spelling) (map
 // entrance's own problems first, then each setting's, named as the
 // request spells it.
 func applySettings(base engine.Settings, settings map[string]json.RawMessage, sp spelling, problems ...string) (engine.Settings, error) {
-	s, err := base.Apply(settings, engine.ForRequest)
+	s, err := base.Apply(settings)
 	if problems = append(problems, sp.problems(err)...); len(problems) > 0 {
 		return base, errors.New(strings.Join(problems, "; "))
 	}

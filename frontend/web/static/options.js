@@ -3,13 +3,13 @@
 
 // How a control's value becomes its request field's, by the control's
 // data-type, which the server gives each setting from the settings table.
-// A tristate's auto (thinking left to the model) is undefined: JSON leaves
-// it out, and it still overrides.
+// A tristate's auto (thinking left to the model) is null, which the server
+// reads as "the model decides", whatever its own --think says.
 const read = {
   text: (value) => value,
   number: Number,
   seconds: (value) => Math.round(Number(value) * 1000),
-  tristate: (value) => (value === 'auto' ? undefined : value === 'on'),
+  tristate: (value) => (value === 'auto' ? null : value === 'on'),
 };
 
 /**

@@ -83,7 +83,9 @@ export class Rerun {
       const from = /** @type {HTMLSelectElement} */ (document.getElementById(id));
       const to = /** @type {HTMLSelectElement} */ (f.namedItem(name));
       to.replaceChildren(...[...from.options].map((o) => new Option(o.textContent ?? '', o.value)));
-      const value = recordedValue(settings, name) ?? from.value;
+      // A disabled control (the demo's one model) shows what the panel
+      // shows, and is not sent.
+      const value = (from.disabled ? undefined : recordedValue(settings, name)) ?? from.value;
       // A model the server no longer lists is still the run's.
       if (![...to.options].some((o) => o.value === value)) to.append(new Option(value, value));
       to.value = value;
@@ -108,8 +110,6 @@ export class Rerun {
     // as the run had them; step mode is the panel's, as for any new run.
     /** @type {Record<string, unknown>} */
     const body = { ...runOptions(this.form), round };
-    // Thinking left to the model is sent as null: left out, the run's own would stay.
-    if ('think' in body && body.think === undefined && !(/** @type {HTMLSelectElement} */ (this.form.elements.namedItem('think'))).disabled) body.think = null;
     if (/** @type {{step?: boolean}} */ (this.hooks.options()).step) body.step = true;
     if (this.messages.value !== original) {
       try {
