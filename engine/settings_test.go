@@ -76,4 +76,3 @@ func TestValidateAsWrittenRefusesZeros(t *testing.T) {
 		t.Errorf("the defaults as written: %v", err)
 	}
 }
-
