@@ -20,8 +20,12 @@ func TestLatestIsTheNewestRunStarted(t *testing.T) {
 	if r, ok := h.Latest(); !ok || r != quick {
 		t.Fatalf("Latest = %v, want the newer run %s, not %s", r, quick.ID, held.ID)
 	}
+	// Keeping one run, the hub evicts the first to finish once the last
+	// has ended: it goes idle in the same step, under the lock Get takes.
+	idle := make(chan struct{})
+	h.OnIdle(func() { close(idle) })
 	g.Release()
-	all(held) // keeping one run, the hub evicts the first to finish
+	<-idle
 	if _, err := h.Get(quick.ID); err == nil {
 		t.Fatalf("run %s was not evicted", quick.ID)
 	}

@@ -1538,7 +1538,9 @@ func TestPresenterMode(t *testing.T) {
 	_ = eval[chromedp.Void](p, `document.getElementById('chat').style.outline = '1px solid transparent'`)
 	p.screenshot("presenter-scrolled")
 
-	// Esc stops a live run, and presenter mode stays.
+	// Esc stops a live run, and presenter mode stays. The tool takes a
+	// minute, so the run is live when Esc comes however slow the machine.
+	p.do(chromedp.SetValue(chromedp.ID("set-tool-delay"), "60"))
 	p.send("Cancel the standup meeting on 2026-12-01")
 	p.waitFor("the tool to start", `document.querySelector('.step-exec.is-live')`)
 	p.waitFor("the composer's Stop", `!document.getElementById('composer-stop').disabled`)
