@@ -147,12 +147,20 @@ func callsMatch(want Expect, calls []made, tools map[string]*schema, finish Fini
 	return nil
 }
 
+// countCalls says how many calls were made, as a person would: "1 call".
+func countCalls(n int) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return fmt.Sprintf("%d calls", n)
+}
+
 // inOrder matches the i-th call with the i-th expected, and returns the
 // calls left over.
 func inOrder(want []ExpectedCall, calls []made, tools map[string]*schema) ([]made, *failure) {
 	for i, w := range want {
 		if i >= len(calls) {
-			return nil, fail(NoCall, "the model made %d calls; the case wants %s next", len(calls), w.Name)
+			return nil, fail(NoCall, "the model made %s; the case wants %s next", countCalls(len(calls)), w.Name)
 		}
 		if f := checkCall(w, calls[i], tools[w.Name]); f != nil {
 			return nil, f

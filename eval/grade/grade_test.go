@@ -194,7 +194,7 @@ func TestGradeParallelCalls(t *testing.T) {
 		{"strict order, the other way round", strict, []Call{rome, paris}, WrongValue, `call 1 weather: argument "city" is "Rome"; the case wants "Paris"`},
 		{"one city wrong", parallel, []Call{rome, oslo}, WrongValue, `call 2 weather: argument "city" is "Oslo"; the case wants "Paris"`},
 		{"one call of two", parallel, []Call{rome}, NoCall, "no call to weather"},
-		{"one call of two, in strict order", strict, []Call{paris}, NoCall, "the model made 1 calls; the case wants weather next"},
+		{"one call of two, in strict order", strict, []Call{paris}, NoCall, "the model made 1 call; the case wants weather next"},
 		{"one city twice", parallel, []Call{rome, rome}, WrongValue, `call 1 weather: argument "city" is "Rome"; the case wants "Paris"`},
 		{"three calls for two", parallel, []Call{oslo, rome, paris}, ExtraCall, "call 1 weather is one more call"},
 	}
