@@ -72,7 +72,7 @@ func (s *Server) startEval(c *fiber.Ctx) error {
 	if err != nil {
 		var sp *suiteProblems
 		if errors.As(err, &sp) {
-			return writeJSON(c, fiber.StatusBadRequest, fiber.Map{"error": "the suite cannot run: " + sp.problems[0], "problems": sp.problems})
+			return writeJSON(c, fiber.StatusBadRequest, fiber.Map{"error": "the suite cannot run: " + sp.Error(), "problems": sp.problems})
 		}
 		return err
 	}
