@@ -7,7 +7,7 @@
 const svgNS = 'http://www.w3.org/2000/svg';
 
 /** Each chart's size, in the SVG's units; it scales to its box. */
-const size = { width: 480, height: 220, left: 52, right: 16, top: 28, bottom: 40 };
+const size = { width: 480, height: 230, left: 52, right: 16, top: 44, bottom: 40 };
 
 /**
  * A Point is the cells of one line at one number of tools, pooled.
@@ -114,10 +114,10 @@ function chart(title, lines, value, top, label) {
       svg.append(node('circle', { cx: x(p.tools), cy: y(value(p)), r: 3.5, class: cls }, `${name}: ${label(value(p))} with ${p.tools} tools`));
     }
     if (lines.size > 1) {
-      const lx = size.left + 8 + i * 150;
+      const lx = size.left + i * 170;
       svg.append(
-        node('line', { x1: lx, x2: lx + 16, y1: size.top - 4, y2: size.top - 4, class: cls }),
-        node('text', { x: lx + 20, y: size.top, class: 'chart-legend' }, name),
+        node('line', { x1: lx, x2: lx + 22, y1: 30, y2: 30, class: cls }),
+        node('text', { x: lx + 26, y: 34, class: 'chart-legend' }, name),
       );
     }
   });
