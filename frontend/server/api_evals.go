@@ -23,10 +23,10 @@ import (
 // The bounds of an eval started from the page: one eval at a time (see
 // evals), of at most maxEvalCases case runs, maxEvalParallel at once.
 const (
-	maxEvalCases       = 2000
-	maxEvalRepeat      = 20
-	maxEvalParallel    = 8
-	defaultEvalParalel = 4
+	maxEvalCases        = 2000
+	maxEvalRepeat       = 20
+	maxEvalParallel     = 8
+	defaultEvalParallel = 4
 )
 
 // evalRequest is the body of POST /api/evals: a bundled suite by name,
@@ -145,8 +145,8 @@ func readEvalSuite(req evalRequest) (*suite.Suite, error) {
 // bundledSuite reads the bundled suite of that name.
 func bundledSuite(name string) (*suite.Suite, error) {
 	file := name + ".yaml"
-	data, err := bundled.Files.ReadFile(file)
-	if err != nil || strings.ContainsAny(name, "/\\") {
+	data, err := bundled.Files.ReadFile(file) // fs paths: "../x" is no file of it
+	if err != nil {
 		names, _ := bundledNames()
 		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf(`"suite": no bundled suite %q: there are %s`, name, strings.Join(names, ", ")))
 	}
@@ -199,7 +199,7 @@ func matrixProblems(err error) string {
 // and sets the parallel default.
 func checkEvalBounds(req *evalRequest, st *suite.Suite, cells int) error {
 	if req.Parallel == 0 {
-		req.Parallel = defaultEvalParalel
+		req.Parallel = defaultEvalParallel
 	}
 	if req.Parallel < 1 || req.Parallel > maxEvalParallel {
 		return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf(`"parallel" %d must be from 1 to %d`, req.Parallel, maxEvalParallel))
@@ -257,6 +257,16 @@ func (s *Server) lookupEval(c *fiber.Ctx) (*evalRun, error) {
 		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no eval %q: the server keeps only the latest", c.Params("id")))
 	}
 	return e, nil
+}
+
+// latestEval answers the server's eval, running or done, or 204 before
+// the first: a page reloaded mid-eval finds it again.
+func (s *Server) latestEval(c *fiber.Ctx) error {
+	e := s.evals.latest()
+	if e == nil {
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+	return writeJSON(c, fiber.StatusOK, e.status(s.cfg.Engine.Backend().Info().Demo))
 }
 
 func (s *Server) getEval(c *fiber.Ctx) error {

@@ -29,6 +29,13 @@ func (es *evals) start(e *evalRun) bool {
 	return true
 }
 
+// latest is the current eval, or nil before the first.
+func (es *evals) latest() *evalRun {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	return es.current
+}
+
 // get is the eval of that id, or nil.
 func (es *evals) get(id string) *evalRun {
 	es.mu.Lock()

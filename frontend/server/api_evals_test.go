@@ -73,6 +73,9 @@ func (ts *testServer) startEval(t *testing.T, body string) (id, events string) {
 // and capital-of-france.
 func TestEvalOfABundledSuiteInTwoDialects(t *testing.T) {
 	ts := start(t, setup{keep: 20}) // the hub keeps every case's run
+	if status, _ := ts.call(t, "GET", "/api/evals/latest", "", nil); status.StatusCode != http.StatusNoContent {
+		t.Errorf("the latest eval before any = %d, want 204", status.StatusCode)
+	}
 	id, events := ts.startEval(t, `{"suite": "stubs", "dialects": ["hermes", "pythonic"]}`)
 	frames := ts.evalEvents(t, events, 0)
 	if len(frames) != 21 || frames[20].typ != "eval_finished" {
@@ -87,6 +90,9 @@ func TestEvalOfABundledSuiteInTwoDialects(t *testing.T) {
 		t.Errorf("resuming after 18 sent %d frames, the first id %d; want 19, 20 and eval_finished", len(resumed), resumed[0].id)
 	}
 
+	if status, latest := ts.get(t, "/api/evals/latest"); status != http.StatusOK || latest["id"] != id {
+		t.Errorf("the latest eval = %d %v, want %s", status, latest["id"], id)
+	}
 	status, v := ts.get(t, "/api/evals/"+id)
 	if status != http.StatusOK || v["done"] != true || v["demo"] != true || v["planned"] != 20.0 || v["finished"] != 20.0 || v["tools"] != 3.0 {
 		t.Fatalf("GET /api/evals/%s = %d %v", id, status, v)

@@ -155,7 +155,8 @@ func (s *Server) routes() {
 	api.Post("/runs/:id/continue", s.continueRun)
 	api.Post("/runs/:id/rerun", s.rerunRun)
 	api.Post("/evals", s.startEval)
-	api.Get("/evals/suites", s.listSuites) // before /evals/:id, which would take it
+	api.Get("/evals/suites", s.listSuites) // before /evals/:id, which would take them
+	api.Get("/evals/latest", s.latestEval)
 	api.Get("/evals/:id", s.getEval)
 	api.Get("/evals/:id/events", s.streamEval)
 	api.Post("/evals/:id/cancel", s.cancelEval)

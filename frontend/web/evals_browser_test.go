@@ -75,4 +75,11 @@ func TestEvalsView(t *testing.T) {
 	if msg := p.turns()[0].Message; !strings.Contains(msg, "maria@example.org") && !strings.Contains(msg, "France") {
 		t.Errorf("the run opened asks %q, want a failing case's request", msg)
 	}
+
+	// A reloaded page finds the server's eval again.
+	p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("message")))
+	p.waitFor("the page script", `document.getElementById('health-status').textContent !== 'checking…'`)
+	p.do(chromedp.Click(chromedp.ID("open-evals")))
+	p.waitFor("the eval after a reload", `document.querySelectorAll('#evals-dialog tbody tr').length === 8 &&
+		document.querySelector('#evals-dialog [data-slot=status]').textContent.startsWith('stubs: 80 case runs')`)
 }

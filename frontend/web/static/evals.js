@@ -100,11 +100,12 @@ export class Evals {
     });
   }
 
-  /** open shows the view, its choices read afresh. */
+  /** open shows the view, its choices read afresh; the first time, the server's eval, if any. */
   async open() {
     this.fillDialects();
     this.dialog.showModal();
     if (this.suite.options.length > 0) return;
+    this.resume();
     try {
       const { suites } = await get('/api/evals/suites');
       for (const s of suites) {
@@ -116,6 +117,23 @@ export class Evals {
       this.suiteChanged();
     } catch (err) {
       this.error(`Could not list the suites: ${err.message}`);
+    }
+  }
+
+  /**
+   * resume shows the eval the server holds, running or done: one started
+   * before a reload, or from another tab.
+   */
+  async resume() {
+    /** @type {EvalStatus | {id?: undefined}} */
+    const st = await get('/api/evals/latest').catch(() => ({}));
+    if (!st.id || this.id) return; // none, or one started meanwhile
+    if (st.done) {
+      this.id = st.id;
+      this.status = st;
+      this.render(st);
+    } else {
+      this.follow(st.id, `/api/evals/${encodeURIComponent(st.id)}/events`, st.planned);
     }
   }
 
