@@ -59,7 +59,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if history := c.openHistory(hub, stderr); history != nil {
 		defer closeHistory(history) // after srv.Shutdown has ended the runs
 	}
-	srv := server.New(server.Config{Hub: hub, Engine: e, Access: access, APIStubs: apiStubs, V1BodyLimit: int(v1BodyLimit), ShareAPIRuns: shareAPIRuns})
+	srv := server.New(server.Config{Hub: hub, Engine: e, Access: access, APIStubs: apiStubs, V1BodyLimit: int(v1BodyLimit), ShareAPIRuns: shareAPIRuns,
+		EvalOptions: selfAsMCP()})
 	info := e.Backend().Info()
 	fmt.Fprintf(stdout, "toolscope is serving http://%s (model %s on %s)\n", ln.Addr(), info.Model, info.Backend)
 	printAccess(stdout, stderr, ln.Addr(), access)

@@ -11,7 +11,9 @@
 //   - api_*.go: the page's API under /api, which scripts use too: runs
 //     (api_runs.go, with health, models, tools and MCP), a run's events as
 //     SSE (api_events.go), step mode (api_step.go), rerun, export, query
-//     and the settings table (api_settings.go).
+//     and the settings table (api_settings.go); evals from the page, one
+//     at a time, and their progress as SSE (api_evals.go, the eval held
+//     in api_evals_state.go).
 //   - openai*.go: OpenAI's Chat Completions API under /v1, with its larger
 //     body limit (openai_bodylimit.go).
 //   - auth*.go: who may do what: tokens and roles (auth.go), class sharing
@@ -93,12 +95,17 @@ type Config struct {
 	// (/v1, /api/query) as well as the page's. Off by default: an app's
 	// requests carry its system prompt, and whatever secrets that holds.
 	ShareAPIRuns bool
+	// EvalOptions are given to the engines an eval from the page starts
+	// for its cases' tools, such as engine.WithProgram for the bundled
+	// suites' "toolscope mcp …" servers.
+	EvalOptions []engine.Option
 }
 
 // Server serves the playground. Create it with New.
 type Server struct {
-	cfg Config
-	app *fiber.App
+	cfg   Config
+	app   *fiber.App
+	evals evals
 }
 
 // New returns a Server with its routes set up.
@@ -147,6 +154,12 @@ func (s *Server) routes() {
 	api.Post("/runs/:id/cancel", s.cancelRun)
 	api.Post("/runs/:id/continue", s.continueRun)
 	api.Post("/runs/:id/rerun", s.rerunRun)
+	api.Post("/evals", s.startEval)
+	api.Get("/evals/suites", s.listSuites) // before /evals/:id, which would take them
+	api.Get("/evals/latest", s.latestEval)
+	api.Get("/evals/:id", s.getEval)
+	api.Get("/evals/:id/events", s.streamEval)
+	api.Post("/evals/:id/cancel", s.cancelEval)
 	api.Get("/health", s.health)
 	api.Get("/settings", s.listSettings)
 	api.Get("/models", s.models)
@@ -168,6 +181,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // requests, event streams included, to end or for ctx to end.
 func (s *Server) Shutdown(ctx context.Context) error {
 	// Ending the runs ends their event streams too.
+	s.evals.stop()
 	return errors.Join(s.cfg.Hub.Shutdown(ctx), s.app.ShutdownWithContext(ctx))
 }
 

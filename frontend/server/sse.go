@@ -11,7 +11,7 @@ import (
 )
 
 // sseWriter writes Server-Sent Events to one client: the page's run
-// events (event), OpenAI's chat.completion.chunk frames (data) and
+// events (event), an eval's progress (named), OpenAI's chat.completion.chunk frames (data) and
 // heartbeat comments (beat). Every frame is flushed at once, so that it
 // leaves before the next is ready.
 //
@@ -34,16 +34,20 @@ func newSSEWriter(w *bufio.Writer, renew, gone func()) *sseWriter {
 }
 
 // event sends e: `id:` is its sequence number, `event:` its type, `data:`
-// its JSON, which holds no raw newline and so fits one data line. The
-// frame is written in pieces: nothing is allocated per event and viewer.
-func (s *sseWriter) event(e runs.Encoded) {
+// its JSON, which holds no raw newline and so fits one data line.
+func (s *sseWriter) event(e runs.Encoded) { s.named(e.Seq, string(e.Type), e.JSON) }
+
+// named sends a frame of an id, an event type and one data line (data
+// must hold no newline): a run's events, an eval's progress. The frame
+// is written in pieces: nothing is allocated per event and viewer.
+func (s *sseWriter) named(id int, typ string, data []byte) {
 	s.frame(func() {
 		s.w.WriteString("id: ")
-		s.w.Write(strconv.AppendInt(s.w.AvailableBuffer(), int64(e.Seq), 10))
+		s.w.Write(strconv.AppendInt(s.w.AvailableBuffer(), int64(id), 10))
 		s.w.WriteString("\nevent: ")
-		s.w.WriteString(string(e.Type))
+		s.w.WriteString(typ)
 		s.w.WriteString("\ndata: ")
-		s.w.Write(e.JSON)
+		s.w.Write(data)
 		s.w.WriteString("\n\n")
 	})
 }

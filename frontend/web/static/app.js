@@ -2,13 +2,14 @@
 // the objects that own them, and wires them to one another: the composer
 // and the session (the conversation and the run in progress), the status
 // line, the chat's scrolling, the server's health, the Runs panel, rerun,
-// compare, recordings, presenter mode, and the page's keys. Each part
+// compare, evals, recordings, presenter mode, and the page's keys. Each part
 // keeps its own state in its own module; this one keeps none.
 import { get } from './api.js';
 import { ChatScroll } from './scroll.js';
 import { Compare } from './compare.js';
 import { Composer } from './composer.js';
 import { Health, markOffered } from './health.js';
+import { Evals } from './evals.js';
 import { InputDialog } from './dialog.js';
 import { Replay } from './replay.js';
 import { Rerun } from './rerun.js';
@@ -94,6 +95,10 @@ const replay = viewer ? null : new Replay({
   scroll: () => session.scroll.later(),
   end: () => session.endRecording(),
 });
+
+// The viewer's page has no Evals: an eval starts runs.
+const evals = viewer ? null : new Evals($('evals-dialog'), $('set-dialect'));
+$('open-evals')?.addEventListener('click', () => evals?.open());
 
 for (const b of session.stopButtons) b.addEventListener('click', () => session.stop());
 $('new-conversation')?.addEventListener('click', () => session.newConversation());
