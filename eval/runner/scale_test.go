@@ -53,8 +53,8 @@ func heapAfter(t *testing.T, n int) uint64 {
 // is kept once it is reported and tallied. 2 MB of slack is 230 bytes a
 // case: a result, or a transcript, kept per case would exceed it.
 func TestMemoryDoesNotGrowWithCases(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 11,000 cases")
+	if testing.Short() || raceDetector {
+		t.Skip("runs 11,000 cases: test.sh runs it without -race or -short")
 	}
 	small := heapAfter(t, 1000)
 	large := heapAfter(t, 10000)
