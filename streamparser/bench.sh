@@ -102,6 +102,8 @@ fi
 # Parser benchmarks
 
 Written by \`./streamparser/bench.sh\`; do not edit by hand, run it again.
+The other benchmarks have pages of their own: [the history](history-benchmarks.md)
+and [the eval harness](eval-benchmarks.md) (its cost per case, and its memory over 10,000 cases).
 It runs \`BenchmarkParse\` (in [streamparser/bench_test.go](../streamparser/bench_test.go)):
 toolscope's stream parser and Ollama's own
 (\`github.com/ollama/ollama/model/parsers\`, \`qwen3-thinking\`) side by side,
