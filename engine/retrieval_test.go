@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/tools/catalogue"
 	"github.com/toolscope/toolscope/tools/mcp"
 	"github.com/toolscope/toolscope/tools/retrieve"
 	"github.com/toolscope/toolscope/tools/retrieve/retrievetest"
@@ -79,7 +80,7 @@ func TestManyMCPToolsAreRetrieved(t *testing.T) {
 		t.Fatalf("k=0 must offer every tool without choosing: %+v", sel)
 	}
 
-	retrievetest.AddTool(server, &retrievetest.Tool{ToolName: "launch_rocket", ToolDescription: "Launch a rocket to orbit.", InputSchema: []byte(`{"type":"object"}`)})
+	retrievetest.AddTool(server, &catalogue.Tool{ToolName: "launch_rocket", ToolDescription: "Launch a rocket to orbit.", InputSchema: []byte(`{"type":"object"}`)})
 	deadline := time.Now().Add(time.Minute)
 	for {
 		sel := selected(t, e, withTopK(s, k), "launch the rocket")

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +8,6 @@ import (
 	"io/fs"
 	"path"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -300,17 +297,7 @@ func (s *Server) streamEval(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
 	demo := s.cfg.Engine.Backend().Info().Demo
-	c.Set(fiber.HeaderContentType, "text/event-stream")
-	c.Set(fiber.HeaderCacheControl, "no-cache")
-	c.Set("X-Accel-Buffering", "no")
-	conn, timeout := c.Context().Conn(), s.cfg.WriteTimeout
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		ctx, cancel := context.WithCancel(context.Background())
-		out := newSSEWriter(w, func() { _ = conn.SetWriteDeadline(time.Now().Add(timeout)) }, cancel)
-		var wg sync.WaitGroup
-		wg.Go(func() { out.beat(ctx, s.cfg.Heartbeat) })
-		defer wg.Wait() // fasthttp reuses w once this function returns
-		defer cancel()
+	s.serveSSE(c, s.cfg.Heartbeat, nil, func(ctx context.Context, out *sseWriter) {
 		streamEvalEvents(ctx, out, e, from, demo)
 	})
 	return nil

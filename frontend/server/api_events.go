@@ -1,16 +1,11 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
-
-	"github.com/toolscope/toolscope/runs"
 )
 
 // streamEvents sends a run's events as Server-Sent Events: `id:` is the
@@ -30,18 +25,12 @@ func (s *Server) streamEvents(c *fiber.Ctx) error {
 		// A stream that ended at once would look like a finished run.
 		return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf("Last-Event-ID %d is past the run's last event, %d", from, n))
 	}
-	c.Set(fiber.HeaderContentType, "text/event-stream")
-	c.Set(fiber.HeaderCacheControl, "no-cache")
-	c.Set(fiber.HeaderConnection, "keep-alive")
-	c.Set("X-Accel-Buffering", "no") // proxies must not hold events back
-	conn, timeout := c.Context().Conn(), s.cfg.WriteTimeout
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		stream(w, run, from, s.cfg.Heartbeat, func() {
-			// fasthttp sets one write deadline for a whole response, which
-			// would cut every stream after WriteTimeout; renewed before each
-			// frame instead, it drops only a viewer that stops reading.
-			_ = conn.SetWriteDeadline(time.Now().Add(timeout))
-		})
+	// A run can be silent for minutes, and a gone viewer shows only as a
+	// failed write: heartbeats find it.
+	s.serveSSE(c, s.cfg.Heartbeat, nil, func(ctx context.Context, out *sseWriter) {
+		for e := range run.Encoded(ctx, from) {
+			out.event(e)
+		}
 	})
 	return nil
 }
@@ -62,27 +51,4 @@ func lastEventID(c *fiber.Ctx) (int, error) {
 		return 0, fmt.Errorf("Last-Event-ID %q is not an event sequence number", v)
 	}
 	return n, nil
-}
-
-// stream writes the run's events after seq until the run ends or the
-// client goes away.
-//
-// A gone client shows only as a failed write, and a run can be silent for
-// minutes, so a second goroutine sends heartbeats (sseWriter.beat) through
-// the same writer. Whichever write fails first cancels the context the
-// events are ranged with: the iteration then ends at once, even while it
-// waits for the run, and runs.Run.Events needs to know nothing of
-// heartbeats.
-//
-// renew is called before each frame, to give its write a fresh deadline.
-func stream(w *bufio.Writer, run *runs.Run, seq int, heartbeat time.Duration, renew func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	out := newSSEWriter(w, renew, cancel)
-	var wg sync.WaitGroup
-	wg.Go(func() { out.beat(ctx, heartbeat) })
-	defer wg.Wait() // fasthttp reuses w once this function returns
-	defer cancel()
-	for e := range run.Encoded(ctx, seq) {
-		out.event(e)
-	}
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -232,14 +231,9 @@ func answerChat(c *fiber.Ctx, run *runs.Run, comp *completion) error {
 // frames, the last with finish_reason, a usage frame if asked, then
 // [DONE]. A client that goes away stops the run, as Stop would.
 func (s *Server) streamChat(c *fiber.Ctx, run *runs.Run, comp *completion, usage bool) error {
-	c.Set(fiber.HeaderContentType, "text/event-stream")
-	c.Set(fiber.HeaderCacheControl, "no-cache")
-	c.Set("X-Accel-Buffering", "no")
-	conn, timeout := c.Context().Conn(), s.cfg.WriteTimeout
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		out := newSSEWriter(w, func() { _ = conn.SetWriteDeadline(time.Now().Add(timeout)) }, func() { run.Cancel(); cancel() })
+	// No heartbeats: the run streams while the client waits, and a client
+	// that goes away stops it.
+	s.serveSSE(c, 0, func() { run.Cancel() }, func(ctx context.Context, out *sseWriter) {
 		frame(out, comp.chunk("chat.completion.chunk", chatChoice{Delta: &chatDelta{Role: "assistant", Content: new(string)}}))
 		comp.send = func(d chatDelta) { frame(out, comp.chunk("chat.completion.chunk", chatChoice{Delta: &d})) }
 		for e := range run.Events(ctx, 0) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/toolscope/toolscope/runs"
 )
 
@@ -104,4 +105,37 @@ func (s *sseWriter) frame(write func()) {
 		s.gone()
 	}
 	s.last = time.Now()
+}
+
+// serveSSE makes c's response an event stream that send writes, with a
+// heartbeat every heartbeat while it is silent (none at 0). send's ctx
+// ends when the client has gone, which shows only as a failed write: a
+// run's events, ranged with ctx, then stop at once, even while they wait.
+// gone, unless nil, is called then too.
+func (s *Server) serveSSE(c *fiber.Ctx, heartbeat time.Duration, gone func(), send func(ctx context.Context, out *sseWriter)) {
+	c.Set(fiber.HeaderContentType, "text/event-stream")
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set(fiber.HeaderConnection, "keep-alive")
+	c.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+	conn, timeout := c.Context().Conn(), s.cfg.WriteTimeout
+	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		ctx, cancel := context.WithCancel(context.Background())
+		// fasthttp sets one write deadline for a whole response, which
+		// would cut every stream after WriteTimeout; renewed before each
+		// frame instead, it drops only a client that stops reading.
+		renew := func() { _ = conn.SetWriteDeadline(time.Now().Add(timeout)) }
+		out := newSSEWriter(w, renew, func() {
+			if gone != nil {
+				gone()
+			}
+			cancel()
+		})
+		var wg sync.WaitGroup
+		if heartbeat > 0 {
+			wg.Go(func() { out.beat(ctx, heartbeat) })
+		}
+		defer wg.Wait() // fasthttp reuses w once this function returns
+		defer cancel()
+		send(ctx, out)
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/catalogue"
 	"github.com/toolscope/toolscope/tools/retrieve"
 	"github.com/toolscope/toolscope/tools/retrieve/retrievetest"
 )
@@ -14,12 +15,12 @@ import (
 // scaled repeats the catalogue to n tools, each copy's names made unique
 // as a second server's would be: real text, at the size asked for.
 func scaled(b *testing.B, n int) []tools.Tool {
-	ts, _ := catalogue(b)
+	ts, _ := labelledCatalogue(b)
 	out := make([]tools.Tool, n)
 	for i := range out {
 		t := ts[i%len(ts)]
 		if copyN := i / len(ts); copyN > 0 {
-			t = &retrievetest.Tool{ToolName: fmt.Sprintf("%s_%d", t.ToolName, copyN), ToolDescription: t.ToolDescription, InputSchema: t.InputSchema}
+			t = &catalogue.Tool{ToolName: fmt.Sprintf("%s_%d", t.ToolName, copyN), ToolDescription: t.ToolDescription, InputSchema: t.InputSchema}
 		}
 		out[i] = t
 	}
@@ -36,7 +37,7 @@ var sizes = []struct {
 // vectors made beforehand (as the cache gives them after a restart) and
 // times embedding the request too, with the stand-in embedder.
 func BenchmarkSelect(b *testing.B) {
-	_, rs := catalogue(b)
+	_, rs := labelledCatalogue(b)
 	for _, r := range []retrieve.Retriever{retrieve.Lexical, retrieve.Embedding, retrieve.Hybrid} {
 		for _, size := range sizes {
 			b.Run(fmt.Sprintf("%s/%s", r, size.name), func(b *testing.B) {
@@ -76,7 +77,7 @@ func BenchmarkBuild(b *testing.B) {
 		// One tool of 10k changed, as after a list_changed.
 		x := retrieve.New(retrieve.Options{})
 		x.Replace(ts)
-		changed := append(ts[1:len(ts):len(ts)], &retrievetest.Tool{ToolName: "new_tool", ToolDescription: "New.", InputSchema: []byte(`{"type":"object"}`)})
+		changed := append(ts[1:len(ts):len(ts)], &catalogue.Tool{ToolName: "new_tool", ToolDescription: "New.", InputSchema: []byte(`{"type":"object"}`)})
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			if i%2 == 0 {

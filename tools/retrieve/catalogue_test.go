@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolscope/toolscope/tools/catalogue"
 	"github.com/toolscope/toolscope/tools/retrieve"
 	"github.com/toolscope/toolscope/tools/retrieve/retrievetest"
 )
 
-func catalogue(t testing.TB) ([]*retrievetest.Tool, []retrievetest.Request) {
+func labelledCatalogue(t testing.TB) ([]*catalogue.Tool, []retrievetest.Request) {
 	ts, err := retrievetest.ReadCatalogue("testdata/catalogue.json")
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func measure(x *retrieve.Index, r retrieve.Retriever, rs []retrievetest.Request)
 // today's figures, so that a change that costs recall fails here. Run
 // with -v for the table.
 func TestRecall(t *testing.T) {
-	ts, rs := catalogue(t)
+	ts, rs := labelledCatalogue(t)
 	if len(ts) < 1000 || len(rs) < 200 {
 		t.Fatalf("%d tools, %d requests: the issue asks for 1,000 and 200", len(ts), len(rs))
 	}

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolscope/toolscope/tools/catalogue"
 	"github.com/toolscope/toolscope/tools/mcp"
 	"github.com/toolscope/toolscope/tools/retrieve"
 	"github.com/toolscope/toolscope/tools/retrieve/retrievetest"
@@ -19,7 +20,7 @@ import (
 // a hundred tools a page, through the real hub, and follows its
 // list_changed notifications.
 func TestIndexFollowsMCPServer(t *testing.T) {
-	ts, _ := catalogue(t)
+	ts, _ := labelledCatalogue(t)
 	server := retrievetest.MCPServer(ts, 100)
 	h := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
 	defer h.Close()
@@ -44,7 +45,7 @@ func TestIndexFollowsMCPServer(t *testing.T) {
 		t.Fatalf("%+v", sel)
 	}
 
-	retrievetest.AddTool(server, &retrievetest.Tool{ToolName: "launch_rocket", ToolDescription: "Launch a rocket to orbit.", InputSchema: []byte(`{"type":"object"}`)})
+	retrievetest.AddTool(server, &catalogue.Tool{ToolName: "launch_rocket", ToolDescription: "Launch a rocket to orbit.", InputSchema: []byte(`{"type":"object"}`)})
 	waitFor(t, changed, func() bool {
 		return slices.Contains(x.Select(context.Background(), retrieve.Lexical, "launch the rocket", 1, nil).Names(), "launch_rocket")
 	})

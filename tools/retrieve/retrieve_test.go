@@ -11,22 +11,23 @@ import (
 	"testing"
 
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/catalogue"
 	"github.com/toolscope/toolscope/tools/retrieve"
 	"github.com/toolscope/toolscope/tools/retrieve/retrievetest"
 )
 
-func tool(name, desc string, params ...string) *retrievetest.Tool {
+func tool(name, desc string, params ...string) *catalogue.Tool {
 	var props []string
 	for _, p := range params {
 		name, d, _ := strings.Cut(p, ":")
 		props = append(props, fmt.Sprintf(`%q:{"type":"string","description":%q}`, name, d))
 	}
-	return &retrievetest.Tool{ToolName: name, ToolDescription: desc, InputSchema: []byte(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`)}
+	return &catalogue.Tool{ToolName: name, ToolDescription: desc, InputSchema: []byte(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`)}
 }
 
 // small is a fixed catalogue whose rankings the tests below pin down.
 func small() []tools.Tool {
-	return retrievetest.AsTools([]*retrievetest.Tool{
+	return retrievetest.AsTools([]*catalogue.Tool{
 		tool("send_mail", "Send an email to one recipient.", "to:Recipient address", "subject:Subject line"),
 		tool("schedule_meeting", "Put a meeting on the calendar.", "title:What it is about", "date:Day, YYYY-MM-DD"),
 		tool("cancel_meeting", "Cancel a meeting by its ID.", "meeting_id:The meeting"),

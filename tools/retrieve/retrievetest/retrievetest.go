@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/catalogue"
 )
 
 // StandIn is a deterministic stand-in for an embedding model, NOT a
@@ -57,23 +58,6 @@ func bump(v []float32, feature string, weight float32) {
 	v[sum%uint64(len(v))] += weight
 }
 
-// Tool is a catalogue entry: a tool with a name, a description and a
-// parameters schema, whose Call answers with a fixed text.
-type Tool struct {
-	ToolName        string          `json:"name"`
-	ToolDescription string          `json:"description"`
-	InputSchema     json.RawMessage `json:"inputSchema"`
-}
-
-// Name, Description and Parameters are the catalogue's; Call answers "ok:
-// <name>", whatever the arguments.
-func (t *Tool) Name() string                { return t.ToolName }
-func (t *Tool) Description() string         { return t.ToolDescription }
-func (t *Tool) Parameters() json.RawMessage { return t.InputSchema }
-func (t *Tool) Call(context.Context, json.RawMessage) (string, error) {
-	return "ok: " + t.ToolName, nil
-}
-
 // Request is a labelled request: the tool that should be offered for it.
 type Request struct {
 	Query string `json:"query"`
@@ -82,8 +66,8 @@ type Request struct {
 
 // ReadCatalogue reads a catalogue file, a JSON array of tools in the
 // shape of MCP's tools/list.
-func ReadCatalogue(path string) ([]*Tool, error) {
-	var ts []*Tool
+func ReadCatalogue(path string) ([]*catalogue.Tool, error) {
+	var ts []*catalogue.Tool
 	return ts, readJSON(path, &ts)
 }
 
@@ -102,7 +86,7 @@ func readJSON(path string, v any) error {
 }
 
 // AsTools returns ts as tools.Tool values.
-func AsTools(ts []*Tool) []tools.Tool {
+func AsTools(ts []*catalogue.Tool) []tools.Tool {
 	out := make([]tools.Tool, len(ts))
 	for i, t := range ts {
 		out[i] = t

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolscope/toolscope/tools/catalogue"
 )
 
 // OllamaEmbed is a test server that answers Ollama's /api/embed with the
@@ -63,7 +64,7 @@ func (s *OllamaEmbed) has(model string) bool {
 // MCPServer returns an MCP server that offers ts and lists them pageSize
 // at a time (the SDK's default when 0), so that a client must follow
 // cursors to see them all.
-func MCPServer(ts []*Tool, pageSize int) *sdk.Server {
+func MCPServer(ts []*catalogue.Tool, pageSize int) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "catalogue", Version: "test"}, &sdk.ServerOptions{PageSize: pageSize})
 	for _, t := range ts {
 		AddTool(s, t)
@@ -73,7 +74,7 @@ func MCPServer(ts []*Tool, pageSize int) *sdk.Server {
 
 // AddTool offers t on s; a connected client hears of it through
 // notifications/tools/list_changed.
-func AddTool(s *sdk.Server, t *Tool) {
+func AddTool(s *sdk.Server, t *catalogue.Tool) {
 	s.AddTool(&sdk.Tool{Name: t.ToolName, Description: t.ToolDescription, InputSchema: t.InputSchema},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok: " + t.ToolName}}}, nil
