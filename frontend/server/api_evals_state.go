@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"sync"
 
 	"github.com/toolscope/toolscope/eval/grade"
@@ -178,7 +179,8 @@ type evalTallyOut struct {
 func tallyOut(t runner.Tally) evalTallyOut {
 	low, high := t.Interval()
 	return evalTallyOut{Cases: t.Cases, Passed: t.Passed, Graded: t.Graded(), PassRate: t.PassRate(), Interval: [2]float64{low, high},
-		PromptTokens: t.Mean(t.PromptTokens), ToolsTokens: t.Mean(t.ToolsTokens), Categories: t.Categories}
+		// A copy: the tally goes on counting while the status is encoded.
+		PromptTokens: t.Mean(t.PromptTokens), ToolsTokens: t.Mean(t.ToolsTokens), Categories: maps.Clone(t.Categories)}
 }
 
 // status is the eval as it stands.
