@@ -34,3 +34,15 @@ export function runOptions(form) {
   if (/** @type {HTMLInputElement | null} */ (form.elements.namedItem('step'))?.checked) opts.step = true;
   return opts;
 }
+
+/**
+ * settingControl is the Settings panel's control of a setting, by its
+ * name (max_rounds): the server gives each the id set-<its flag>
+ * (set-max-rounds). null for a setting the panel has no control of, such
+ * as the backend, chosen when toolscope starts.
+ * @param {string} name
+ * @returns {HTMLInputElement | HTMLSelectElement | null}
+ */
+export function settingControl(name) {
+  return /** @type {HTMLInputElement | HTMLSelectElement | null} */ (document.getElementById(`set-${name.replaceAll('_', '-')}`));
+}

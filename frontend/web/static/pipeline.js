@@ -6,6 +6,7 @@ import { appendMarked, Marks, promptMarks, RawStream } from './marks.js';
 import { markEdited, showPause } from './step.js';
 import { EventType, Reason } from './events.js';
 import { RUN_EVENT } from './runevent.js';
+import { settingControl } from './options.js';
 
 /** createTurn draws a user's request; its rounds go inside. */
 export function createTurn(message) {
@@ -183,10 +184,7 @@ function showEditedArguments(card, change) {
   slot(card, 'edited-note').hidden = false;
 }
 
-// The Settings control for each setting a fix can name. A fix's booleans
-// are the Thinking select's "on" and "off".
-/** @type {Record<string, string>} */
-const controls = { model: 'set-model', mode: 'set-mode', think: 'set-think' };
+// A fix's booleans are the Thinking select's "on" and "off".
 const optionValue = (value) => ({ true: 'on', false: 'off' })[value] ?? value;
 
 /**
@@ -203,10 +201,11 @@ export function fixText(fix) {
 function settingText(setting, value) {
   if (!setting) return '';
   if (setting === 'backend') return `restart toolscope with --backend ${value}`;
-  const control = /** @type {HTMLSelectElement | null} */ (document.getElementById(controls[setting]));
-  const label = control?.labels[0]?.textContent.trim() ?? setting;
+  const control = settingControl(setting);
+  const label = control?.labels?.[0]?.textContent.trim() ?? setting;
   if (!value) return `choose another in Settings → ${label}`;
-  const option = [...(control?.options ?? [])].find((o) => o.value === optionValue(value));
+  const options = control instanceof HTMLSelectElement ? [...control.options] : [];
+  const option = options.find((o) => o.value === optionValue(value));
   return `choose Settings → ${label}: ${option?.textContent.trim() ?? value}`;
 }
 
@@ -223,7 +222,7 @@ function errorCard(card, message, where, fix = null) {
   fill(card, { what: message });
   if (!fix) return card;
   fill(card, { 'next-text': fixText(fix) });
-  const control = fix.setting ? document.getElementById(controls[fix.setting]) : null;
+  const control = fix.setting ? settingControl(fix.setting) : null;
   if (control) {
     const show = Object.assign(document.createElement('button'), { type: 'button', className: 'ghost' });
     show.textContent = 'Show the setting';

@@ -5,10 +5,10 @@
 // starts the new run from the old one's recorded settings, so the dialog
 // sends only its own fields.
 import { el, fill, slot } from './dom.js';
-import { runOptions } from './options.js';
+import { runOptions, settingControl } from './options.js';
 
-// The Settings panel's controls whose choices the dialog copies, by field name.
-const panel = { model: 'set-model', dialect: 'set-dialect', think: 'set-think' };
+// The settings whose Settings panel controls the dialog copies, choices and all.
+const copied = ['model', 'dialect', 'think'];
 
 /**
  * recordedValue is a run's recorded setting as the dialog's control of
@@ -79,8 +79,8 @@ export class Rerun {
    */
   open(runId, round, input, shown, settings) {
     const f = this.form.elements;
-    for (const [name, id] of Object.entries(panel)) {
-      const from = /** @type {HTMLSelectElement} */ (document.getElementById(id));
+    for (const name of copied) {
+      const from = /** @type {HTMLSelectElement} */ (settingControl(name));
       const to = /** @type {HTMLSelectElement} */ (f.namedItem(name));
       to.replaceChildren(...[...from.options].map((o) => new Option(o.textContent ?? '', o.value)));
       // A disabled control (the demo's one model) shows what the panel
@@ -91,7 +91,7 @@ export class Rerun {
       to.value = value;
       to.disabled = from.disabled;
     }
-    const delay = /** @type {HTMLInputElement} */ (document.getElementById('set-tool-delay'));
+    const delay = /** @type {HTMLInputElement} */ (settingControl('tool_delay'));
     const value = recordedValue(settings, 'tool_delay') ?? delay.value;
     Object.assign(/** @type {HTMLInputElement} */ (f.namedItem('tool_delay')), { value, max: delay.max });
     // The agent writes the system prompt anew for the new run's settings.
