@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -30,32 +29,17 @@ func (ts *testServer) evalEvents(t *testing.T, path string, lastEventID int) []e
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("GET %s = %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d", path, resp.StatusCode)
 	}
 	var out []evalFrame
-	var cur evalFrame
-	lines := bufio.NewScanner(resp.Body)
-	lines.Buffer(make([]byte, 1<<20), 1<<20)
-	for lines.Scan() {
-		line := lines.Text()
-		switch {
-		case line == "":
-			if cur.typ != "" {
-				out = append(out, cur)
-			}
-			cur = evalFrame{}
-		case strings.HasPrefix(line, "id: "):
-			cur.id, _ = strconv.Atoi(line[4:])
-		case strings.HasPrefix(line, "event: "):
-			cur.typ = line[7:]
-		case strings.HasPrefix(line, "data: "):
-			if err := json.Unmarshal([]byte(line[6:]), &cur.data); err != nil {
-				t.Fatalf("data is not JSON: %v", err)
-			}
+	readSSE(t, resp, func(id int, typ string, data []byte) {
+		f := evalFrame{id: id, typ: typ}
+		if err := json.Unmarshal(data, &f.data); err != nil {
+			t.Fatalf("data is not JSON: %v", err)
 		}
-	}
+		out = append(out, f)
+	})
 	return out
 }
 

@@ -125,39 +125,52 @@ type sseEvent struct {
 	event agent.Event
 }
 
-// readEvents reads an event stream until it ends, checking its framing.
+// readEvents reads a run's event stream until it ends.
 func readEvents(t *testing.T, resp *http.Response) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	readSSE(t, resp, func(id int, typ string, data []byte) {
+		e := sseEvent{id: id, typ: typ}
+		if err := json.Unmarshal(data, &e.event); err != nil {
+			t.Fatalf("data is not an event: %v", err)
+		}
+		out = append(out, e)
+	})
+	return out
+}
+
+// readSSE reads an event stream until it ends, checking its framing, and
+// hands frame each frame that has an event type.
+func readSSE(t *testing.T, resp *http.Response, frame func(id int, typ string, data []byte)) {
 	t.Helper()
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type = %q", ct)
 	}
-	var out []sseEvent
-	var cur sseEvent
+	var id int
+	var typ string
+	var data []byte
 	lines := bufio.NewScanner(resp.Body)
 	lines.Buffer(make([]byte, 1<<20), 1<<20)
 	for lines.Scan() {
 		line := lines.Text()
 		switch {
 		case line == "":
-			if cur.typ != "" {
-				out = append(out, cur)
+			if typ != "" {
+				frame(id, typ, data)
 			}
-			cur = sseEvent{}
+			id, typ, data = 0, "", nil
 		case strings.HasPrefix(line, ":"):
 		case strings.HasPrefix(line, "id: "):
-			cur.id, _ = strconv.Atoi(line[4:])
+			id, _ = strconv.Atoi(line[4:])
 		case strings.HasPrefix(line, "event: "):
-			cur.typ = line[7:]
+			typ = line[7:]
 		case strings.HasPrefix(line, "data: "):
-			if err := json.Unmarshal([]byte(line[6:]), &cur.event); err != nil {
-				t.Fatalf("data is not an event: %v", err)
-			}
+			data = []byte(line[6:])
 		default:
 			t.Fatalf("unexpected SSE line %q", line)
 		}
 	}
-	return out
 }
 
 func (ts *testServer) events(t *testing.T, id string, lastEventID int) []sseEvent {
