@@ -27,6 +27,9 @@ Usage:
                                     toolscope's own MCP servers
   toolscope tools list|search [flags] ["request"]
                                     the tools connected, or those a request would be offered, ranked
+  toolscope compose [--out FILE] [--backend ollama|vllm] [--gpu] CONFIG
+                                    a compose file: toolscope, Ollama or vLLM, and a Claude Desktop
+                                    or VS Code config's MCP servers, each in a container
   toolscope version                 the version of toolscope and of Go it was built with
   toolscope help                    this text
 
@@ -80,6 +83,8 @@ func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin 
 		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "tools":
 		return toolsCommand(ctx, args[1:], stdout, stderr)
+	case "compose":
+		return composeCommand(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
