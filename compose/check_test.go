@@ -400,12 +400,19 @@ func (p project) mcpServers(s composeService, args []string) ([]mcp.ServerSpec, 
 	if i < 0 {
 		return nil, fmt.Errorf("--mcp-config %s is no config mounted in the service", path)
 	}
-	file := filepath.Join(os.TempDir(), fmt.Sprintf("compose-check-%d.json", os.Getpid()))
-	defer os.Remove(file)
-	if err := os.WriteFile(file, []byte(interpolate(p.Configs[s.Configs[i].Source].Content)), 0o600); err != nil {
+	file, err := os.CreateTemp("", "compose-check-*.json")
+	if err != nil {
 		return nil, err
 	}
-	more, err := mcp.LoadConfig(file)
+	defer os.Remove(file.Name())
+	_, err = file.WriteString(interpolate(p.Configs[s.Configs[i].Source].Content))
+	if closeErr := file.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	more, err := mcp.LoadConfig(file.Name())
 	return append(specs, more...), err
 }
 

@@ -25,19 +25,21 @@ type runtime struct {
 	hostCode bool
 }
 
+func (r runtime) runningHostCode() runtime {
+	r.hostCode = true
+	return r
+}
+
 var (
-	nodeRuntime      = runtime{image: "node:22-slim", cache: "npm-cache", cacheAt: "/root/.npm"}
-	nodeCode         = runtime{image: nodeRuntime.image, cache: nodeRuntime.cache, cacheAt: nodeRuntime.cacheAt, hostCode: true}
-	uvRuntime        = runtime{image: "ghcr.io/astral-sh/uv:python3.12-bookworm-slim", cache: "uv-cache", cacheAt: "/root/.cache/uv"}
-	pythonCode       = runtime{image: uvRuntime.image, cache: uvRuntime.cache, cacheAt: uvRuntime.cacheAt, hostCode: true}
-	toolscopeRuntime = runtime{}
+	nodeRuntime = runtime{image: "node:22-slim", cache: "npm-cache", cacheAt: "/root/.npm"}
+	uvRuntime   = runtime{image: "ghcr.io/astral-sh/uv:python3.12-bookworm-slim", cache: "uv-cache", cacheAt: "/root/.cache/uv"}
 )
 
 // runtimes maps the programs a server's command may run to their images.
 var runtimes = map[string]runtime{
-	"npx": nodeRuntime, "npm": nodeRuntime, "node": nodeCode,
-	"uvx": uvRuntime, "uv": uvRuntime, "python": pythonCode, "python3": pythonCode,
-	"toolscope": toolscopeRuntime,
+	"npx": nodeRuntime, "npm": nodeRuntime, "node": nodeRuntime.runningHostCode(),
+	"uvx": uvRuntime, "uv": uvRuntime, "python": uvRuntime.runningHostCode(), "python3": uvRuntime.runningHostCode(),
+	"toolscope": {},
 }
 
 // knownPrograms words the runtimes for a refusal.
@@ -66,6 +68,7 @@ type placed struct {
 	native  bool     // a toolscope server that speaks HTTP itself, no bridge needed
 	url     string   // where toolscope reaches it, as the file writes it
 	sse     bool     // reached over the older HTTP+SSE transport
+	onHost  bool     // a remote server on the host's loopback, reached through hostGateway
 	// refs name the variables of the values the file references but does
 	// not hold, by their key: env values for a container, headers for a
 	// remote server.
@@ -109,7 +112,7 @@ func (p *placed) placeRemote() {
 			u.Host = hostGateway
 		}
 		p.Notes = append(p.Notes, fmt.Sprintf("%s is the host itself, which toolscope's container reaches as %s", p.spec.URL, hostGateway))
-		p.url = escape(u.String())
+		p.url, p.onHost = escape(u.String()), true
 		return
 	}
 	p.url = escape(p.spec.URL)

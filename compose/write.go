@@ -181,7 +181,7 @@ func (p *planned) toolscope(opts Options) *service {
 		s.DependsOn["ollama"] = healthy
 		s.DependsOn["ollama-pull"] = completed
 	}
-	if slices.ContainsFunc(p.placed, func(s placed) bool { return s.Placement != Refused }) {
+	if p.connects() {
 		s.Command = append(s.Command, "--mcp-config", mcpConfigPath)
 		s.Configs = []configMount{{mcpConfigName, mcpConfigPath}}
 	}
@@ -189,11 +189,16 @@ func (p *planned) toolscope(opts Options) *service {
 		if server.Placement == InContainer {
 			s.DependsOn[server.Service] = started
 		}
-		if server.Placement == Remote && strings.Contains(server.url, "://"+hostGateway) && s.ExtraHosts == nil {
+		if server.onHost && s.ExtraHosts == nil {
 			s.ExtraHosts = []string{hostGateway + ":host-gateway"}
 		}
 	}
 	return s
+}
+
+// connects says whether toolscope has any MCP server to connect to.
+func (p *planned) connects() bool {
+	return slices.ContainsFunc(p.placed, func(s placed) bool { return s.Placement != Refused })
 }
 
 // mcpService runs a stdio server: behind the bridge, in its runtime's
@@ -313,7 +318,7 @@ func (p *planned) write(opts Options) ([]byte, error) {
 		volumesNode.Content = append(volumesNode.Content, scalar(v), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"})
 	}
 	top.Content = append(top.Content, scalar("volumes"), volumesNode)
-	if slices.ContainsFunc(p.placed, func(s placed) bool { return s.Placement != Refused }) {
+	if p.connects() {
 		configs, err := mapping([]entry{{mcpConfigName, "The MCP servers toolscope connects to; Compose fills in the ${VARIABLES}.",
 			map[string]string{"content": p.mcpConfig()}}})
 		if err != nil {
@@ -408,7 +413,7 @@ func (p *planned) header(opts Options) string {
 	var refused []string
 	for _, s := range p.placed {
 		if s.Placement == Refused {
-			refused = append(refused, fmt.Sprintf("  %s (%s): %s", s.Name, s.Target, s.Reason))
+			refused = append(refused, fmt.Sprintf("  %s: %s", s.Name, s.Reason))
 		}
 	}
 	if len(refused) > 0 {
