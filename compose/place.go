@@ -2,10 +2,12 @@ package compose
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/toolscope/toolscope/tools/mcp"
@@ -41,9 +43,6 @@ var runtimes = map[string]runtime{
 	"uvx": uvRuntime, "uv": uvRuntime, "python": uvRuntime.runningHostCode(), "python3": uvRuntime.runningHostCode(),
 	"toolscope": {},
 }
-
-// knownPrograms words the runtimes for a refusal.
-const knownPrograms = "npx, npm, node, uvx, uv, python and toolscope"
 
 // displayNeeds are words of a command line that mark a server needing
 // what a container lacks: a display, a browser, the host's desktop.
@@ -107,9 +106,10 @@ func (p *placed) placeRemote() {
 	p.sse = p.spec.Transport == mcp.TransportSSE
 	u, err := url.Parse(p.spec.URL)
 	if err == nil && isLoopback(u.Hostname()) {
-		u.Host = net.JoinHostPort(hostGateway, u.Port())
-		if u.Port() == "" {
-			u.Host = hostGateway
+		port := u.Port()
+		u.Host = hostGateway
+		if port != "" {
+			u.Host = net.JoinHostPort(hostGateway, port)
 		}
 		p.Notes = append(p.Notes, fmt.Sprintf("%s is the host itself, which toolscope's container reaches as %s", p.spec.URL, hostGateway))
 		p.url, p.onHost = escape(u.String()), true
@@ -150,7 +150,7 @@ func (p *placed) placeCommand() (refusal string) {
 	case !known && isPath(command):
 		return fmt.Sprintf("runs %s, a program on the host, which no image here holds", command)
 	case !known:
-		return fmt.Sprintf("runs %s, for which toolscope compose knows no image (it knows %s)", command, knownPrograms)
+		return fmt.Sprintf("runs %s, for which toolscope compose knows no image (it knows %s)", command, strings.Join(slices.Sorted(maps.Keys(runtimes)), ", "))
 	case command != program:
 		p.Notes = append(p.Notes, fmt.Sprintf("runs the image's %s, not %s", program, command))
 	}
@@ -219,6 +219,8 @@ func hostPaths(args []string) (mounts []string, refusal string) {
 			return nil, fmt.Sprintf("names %s, in a home directory on the host; write it as an absolute path to have it mounted read-only", value)
 		case strings.HasPrefix(value, "./") || strings.HasPrefix(value, "../"):
 			return nil, fmt.Sprintf("names %s, relative to wherever the MCP host starts the server; write it as an absolute path to have it mounted read-only", value)
+		case slices.Contains(imageDirs, path.Clean(value)):
+			return nil, fmt.Sprintf("names %s, which mounted at the same place would hide the image's own; give a directory below it", value)
 		case strings.HasPrefix(value, "/") && !seen[path.Clean(value)]:
 			seen[path.Clean(value)] = true
 			mounts = append(mounts, path.Clean(value))
@@ -227,11 +229,14 @@ func hostPaths(args []string) (mounts []string, refusal string) {
 	return mounts, ""
 }
 
+// imageDirs are the directories a runtime's image needs for itself.
+var imageDirs = []string{"/", "/bin", "/sbin", "/lib", "/lib64", "/usr", "/etc", "/root", "/var", "/tmp", "/proc", "/sys", "/dev", "/run"}
+
 // editorVariable matches VS Code's ${…} in a server's arguments.
 var editorVariable = regexp.MustCompile(`\$\{([^}]*)\}`)
 
 // editorVariables writes args for the file: VS Code's ${input:id} and
-// ${env:NAME} become Compose's ${ID} and ${NAME}, recorded in p.refs, and
+// ${env:NAME} become Compose's ${ID} and ${NAME}, kept in p.argVariables, and
 // any other $ is escaped; VS Code's other variables (${workspaceFolder},
 // ${userHome}) are places on the host, which refuses the server.
 func (p *placed) editorVariables(args []string) (words []string, refusal string) {
