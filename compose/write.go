@@ -241,7 +241,7 @@ func mcpService(server placed) *service {
 // mcpConfig is the MCP configuration toolscope reads: every server that
 // was not refused, by its URL, in the order the configuration gave.
 func (p *planned) mcpConfig() string {
-	type entry struct {
+	type configEntry struct {
 		Type    string            `json:"type,omitempty"`
 		URL     string            `json:"url"`
 		Headers map[string]string `json:"headers,omitempty"`
@@ -251,7 +251,7 @@ func (p *planned) mcpConfig() string {
 		if s.Placement == Refused {
 			continue
 		}
-		e := entry{URL: s.url}
+		e := configEntry{URL: s.url}
 		if s.sse {
 			e.Type = "sse"
 		}
