@@ -27,6 +27,8 @@ Usage:
                                     toolscope's own MCP servers
   toolscope tools list|search [flags] ["request"]
                                     the tools connected, or those a request would be offered, ranked
+  toolscope pull [--ollama-host host] MODEL
+                                    have Ollama pull a model, with a progress bar
   toolscope version                 the version of toolscope and of Go it was built with
   toolscope help                    this text
 
@@ -71,7 +73,7 @@ func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin 
 	case "run":
 		return runCommand(ctx, args[1:], stdout, stderr)
 	case "serve":
-		return serveCommand(ctx, args[1:], stdout, stderr)
+		return serveCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "eval":
 		return evalCommand(ctx, args[1:], stdout, stderr)
 	case "replay":
@@ -80,6 +82,8 @@ func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin 
 		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "tools":
 		return toolsCommand(ctx, args[1:], stdout, stderr)
+	case "pull":
+		return pullCommand(ctx, args[1:], stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

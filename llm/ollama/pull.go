@@ -26,8 +26,12 @@ func SizeHint(model string) string {
 	if model != DefaultModel {
 		return ""
 	}
-	return format.HumanBytes(DefaultModelSize)
+	return Bytes(DefaultModelSize)
 }
+
+// Bytes words a size as Ollama's own command line does: "2.5 GB",
+// "523 MB".
+func Bytes(n int64) string { return format.HumanBytes(n) }
 
 // Progress is how far a pull has come, over all the model's layers.
 type Progress struct {
@@ -35,6 +39,9 @@ type Progress struct {
 	// "pulling 3e4cb1417446" (a layer, by its digest), "verifying sha256
 	// digest", "writing manifest", and "success" at the end.
 	Status string
+	// Layer is the digest of the layer that Status is about; "" for the
+	// other steps.
+	Layer string
 	// Completed and Total count bytes, summed over the layers Ollama has
 	// begun: it announces each layer as it starts it, so Total grows as a
 	// pull goes on (the weights, by far the largest, come first).
@@ -47,16 +54,19 @@ type Progress struct {
 	Left time.Duration
 }
 
-// String words the progress for a person, as "1.1 GB of 2.5 GB, 12 MB/s,
-// 2m10s left"; before the first layer, or once the bytes are all there,
-// Ollama's status.
+// String words the progress for a person: "1.1 GB of 2.5 GB, 12 MB/s,
+// 2m10s left" while the bytes come, then "2.5 GB of 2.5 GB"; before the
+// first layer, Ollama's status.
 func (p Progress) String() string {
-	if p.Total == 0 || p.Completed == p.Total {
+	if p.Total == 0 {
 		return p.Status
 	}
-	s := format.HumanBytes(p.Completed) + " of " + format.HumanBytes(p.Total)
+	s := Bytes(p.Completed) + " of " + Bytes(p.Total)
+	if p.Completed == p.Total {
+		return s
+	}
 	if p.Speed > 0 {
-		s += ", " + format.HumanBytes(int64(p.Speed)) + "/s"
+		s += ", " + Bytes(int64(p.Speed)) + "/s"
 	}
 	if p.Left > 0 {
 		s += ", " + roughly(p.Left) + " left"
@@ -64,10 +74,11 @@ func (p Progress) String() string {
 	return s
 }
 
-// roughly words d to the second under an hour, to the minute above.
+// roughly words d to the second under an hour (a second at least: a pull
+// not done has time left), to the minute above.
 func roughly(d time.Duration) string {
 	if d < time.Hour {
-		return d.Round(time.Second).String()
+		return max(d.Round(time.Second), time.Second).String()
 	}
 	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
 }
@@ -86,7 +97,7 @@ func (b *Backend) Pull(ctx context.Context, fn func(Progress)) error {
 		p      Progress
 	)
 	err := b.client.Pull(ctx, &api.PullRequest{Model: b.model}, func(r api.ProgressResponse) error {
-		p.Status = r.Status
+		p.Status, p.Layer = r.Status, r.Digest
 		if r.Digest != "" {
 			layers[r.Digest] = r
 			p.Completed, p.Total = 0, 0

@@ -49,7 +49,9 @@ func TestProgressString(t *testing.T) {
 			"1.1 GB of 2.5 GB, 12 MB/s, 1m54s left"},
 		{Progress{Status: "pulling 3e4cb1417446", Completed: 1_000_000, Total: 2_500_000_000, Speed: 300_000, Left: 2*time.Hour + 18*time.Minute + 40*time.Second},
 			"1 MB of 2.5 GB, 300 KB/s, 2h19m left"},
-		{Progress{Status: "verifying sha256 digest", Completed: 2_500_000_000, Total: 2_500_000_000}, "verifying sha256 digest"},
+		{Progress{Status: "pulling 3e4cb1417446", Completed: 2_490_000_000, Total: 2_500_000_000, Speed: 30_000_000, Left: 333 * time.Millisecond},
+			"2.5 GB of 2.5 GB, 30 MB/s, 1s left"},
+		{Progress{Status: "verifying sha256 digest", Completed: 2_500_000_000, Total: 2_500_000_000}, "2.5 GB of 2.5 GB"},
 	} {
 		if got := c.p.String(); got != c.want {
 			t.Errorf("%+v.String() = %q, want %q", c.p, got, c.want)

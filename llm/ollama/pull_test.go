@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolscope/toolscope/internal/nettest"
@@ -39,6 +40,10 @@ func TestPullSumsLayersThenTheModelIsThere(t *testing.T) {
 	}
 	var statuses []string
 	for i, p := range seen {
+		if layerStep := p.Status != "pulling manifest" && strings.HasPrefix(p.Status, "pulling "); layerStep != (p.Layer != "") ||
+			layerStep && p.Status != "pulling "+p.Layer[7:19] {
+			t.Errorf("progress %+v: its layer is not the one its status names", p)
+		}
 		if len(statuses) == 0 || statuses[len(statuses)-1] != p.Status {
 			statuses = append(statuses, p.Status)
 		}
@@ -60,8 +65,8 @@ func TestPullSumsLayersThenTheModelIsThere(t *testing.T) {
 		t.Errorf("no progress of 1000 of 3000 bytes, a third of the first layer: %+v", seen)
 	}
 	last := seen[len(seen)-1]
-	if last.Completed != 3330 || last.Total != 3330 || last.String() != "success" {
-		t.Errorf("the last progress is %+v (%q), want 3330 of 3330 bytes and success", last, last.String())
+	if last.Completed != 3330 || last.Total != 3330 || last.Status != "success" || last.Layer != "" {
+		t.Errorf("the last progress is %+v, want 3330 of 3330 bytes and success", last)
 	}
 	if _, err := b.Check(t.Context()); err != nil {
 		t.Errorf("Check after the pull = %v, want the model ready", err)
