@@ -14,7 +14,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/toolscope/toolscope/engine"
-	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama"
 )
 
@@ -203,11 +202,7 @@ func offerPull(ctx context.Context, s engine.Settings, stdin io.Reader, stderr i
 		if ctx.Err() != nil {
 			return pullFailed(ctx, err, stderr), false
 		}
-		var le *llm.Error
-		if errors.As(err, &le) {
-			err = errors.New(le.Problem)
-		}
-		fmt.Fprintf(stderr, "toolscope: the pull failed: %v\n", err)
+		fmt.Fprintf(stderr, "toolscope: %v\n", err)
 	}
 	return exitOK, true
 }

@@ -153,7 +153,7 @@ func TestServeOffersToPull(t *testing.T) {
 	t.Run("failed pull", func(t *testing.T) {
 		server := withoutModel(t, ollamatest.Pull{Layers: []int64{1000}, Error: "digest mismatch, file must be downloaded again"})
 		serving, stderr := serveUntilReady(t, "y\n", "--offer-pull", "--ollama-host", server.Host())
-		if !strings.Contains(stderr, `toolscope: the pull failed: Ollama's pull of "qwen3:4b" failed: digest mismatch`) || !strings.Contains(serving, "on demo") {
+		if !strings.Contains(stderr, `toolscope: Ollama could not pull "qwen3:4b": digest mismatch`) || !strings.Contains(serving, "on demo") {
 			t.Errorf("serve says %q, stderr:\n%s\nwant the pull's failure, then the demo model", serving, stderr)
 		}
 	})

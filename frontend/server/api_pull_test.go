@@ -159,7 +159,7 @@ func TestPullFailureSaysWhyAndMayBeRetried(t *testing.T) {
 		ts, ollama := lacking(t, "qwen3:4b", ollamatest.Pull{Layers: []int64{1000}, FailAfter: 4, Error: "max retries exceeded: unexpected EOF"}, nil)
 		ts.startPull(t, http.StatusCreated)
 		end := finished(t, ts.followPull(t, nil))
-		if end.State != "failed" || end.Switched || !strings.Contains(end.Problem, `Ollama's pull of "qwen3:4b" failed: max retries exceeded`) ||
+		if end.State != "failed" || end.Switched || !strings.Contains(end.Problem, `Ollama could not pull "qwen3:4b": max retries exceeded`) ||
 			end.Fix == nil || end.Fix.Do != "try again; Ollama's server log says more" {
 			t.Fatalf("pull_finished = %+v, want failed, saying why and what to do", end)
 		}

@@ -199,7 +199,7 @@ func (b *Backend) explainPull(ctx context.Context, err error) error {
 		e.Problem = fmt.Sprintf("Ollama ran out of disk space pulling %q (%s)", b.model, msg)
 		e.Fix = &llm.Fix{Do: "free some space where Ollama keeps its models (OLLAMA_MODELS, by default ~/.ollama/models)"}
 	default:
-		e.Problem = fmt.Sprintf("Ollama's pull of %q failed: %s", b.model, msg)
+		e.Problem = fmt.Sprintf("Ollama could not pull %q: %s", b.model, msg)
 		e.Fix = &llm.Fix{Do: "try again; Ollama's server log says more"}
 	}
 	return e

@@ -93,7 +93,7 @@ func TestPullErrorsSayWhatToDo(t *testing.T) {
 			`Ollama ran out of disk space pulling "qwen3:4b"`,
 			&llm.Fix{Do: "free some space where Ollama keeps its models (OLLAMA_MODELS, by default ~/.ollama/models)"}},
 		{"mid-stream", "qwen3:4b", &ollamatest.Pull{Layers: layers, Error: "digest mismatch, file must be downloaded again"},
-			`Ollama's pull of "qwen3:4b" failed: digest mismatch`,
+			`Ollama could not pull "qwen3:4b": digest mismatch`,
 			&llm.Fix{Do: "try again; Ollama's server log says more"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
