@@ -156,7 +156,7 @@ func (p *pullRun) finish(err error, cancelled bool, still *engine.Fallback) {
 	})
 }
 
-// status is the pull as it stands, and a channel closed at its next
+// watch returns the pull as it stands, and a channel closed at its next
 // change.
 func (p *pullRun) watch() (pullStatus, <-chan struct{}) {
 	p.mu.Lock()
@@ -164,6 +164,7 @@ func (p *pullRun) watch() (pullStatus, <-chan struct{}) {
 	return p.st, p.changed
 }
 
+// status is the pull as it stands.
 func (p *pullRun) status() pullStatus {
 	st, _ := p.watch()
 	return st

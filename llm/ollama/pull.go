@@ -48,7 +48,8 @@ type Progress struct {
 	Completed, Total int64
 	// Speed is in bytes a second, over the last few seconds (speedWindow)
 	// rather than since the start, so that it follows a network that
-	// slows down; 0 until there is a second's worth to tell it from.
+	// slows down; 0 until there is a second's worth to tell it from, and
+	// in the steps that are not a layer's.
 	Speed float64
 	// Left is how long the rest takes at Speed; 0 when unknown.
 	Left time.Duration
@@ -98,6 +99,7 @@ func (b *Backend) Pull(ctx context.Context, fn func(Progress)) error {
 	)
 	err := b.client.Pull(ctx, &api.PullRequest{Model: b.model}, func(r api.ProgressResponse) error {
 		p.Status, p.Layer = r.Status, r.Digest
+		p.Speed, p.Left = 0, 0 // only a layer's progress moves bytes
 		if r.Digest != "" {
 			layers[r.Digest] = r
 			p.Completed, p.Total = 0, 0
@@ -107,7 +109,6 @@ func (b *Backend) Pull(ctx context.Context, fn func(Progress)) error {
 			}
 			p.Speed = speed.add(time.Now(), p.Completed)
 		}
-		p.Left = 0
 		if p.Speed > 0 && p.Completed < p.Total {
 			p.Left = time.Duration(float64(p.Total-p.Completed) / p.Speed * float64(time.Second))
 		}
