@@ -4,6 +4,12 @@
 # Ollama answers and has the model pulled, else the offline demo model
 # (the page says which, and why).
 #
+# Run in a terminal, when Ollama answers but lacks the model, it first asks
+# "Pull qwen3:4b now (2.5 GB)? [Y/n]" and pulls it with a progress bar
+# (toolscope serve --offer-pull); elsewhere, as in a script, it asks
+# nothing. The page offers the same pull, and 'bin/toolscope pull MODEL'
+# is the pull alone.
+#
 # Settings come from toolscope's own flags and TOOLSCOPE_* environment
 # variables (see 'bin/toolscope serve -h'), for example:
 #
@@ -13,8 +19,11 @@
 #
 # Further arguments go to 'toolscope serve', e.g. ./start.sh --tool-delay 1s
 #
-# A build says so on stderr and counts the packages it compiles (the first
-# one takes minutes); with bin/toolscope up to date, nothing is printed.
+# What it says: a build says so on stderr and counts the packages it
+# compiles (the first one takes minutes); with bin/toolscope up to date,
+# nothing. Then toolscope serve says where the page is ("toolscope is
+# serving http://127.0.0.1:8000 (model … on …)"), with the links to open
+# when it asks for a token.
 #
 # An OpenAI-compatible server (vLLM, llama-server, LM Studio) is used only
 # when asked for: auto never picks it, since OPENAI_BASE_URL is often set
@@ -104,4 +113,8 @@ progress() {
 
 mkdir -p bin
 build
+# A question needs a person to answer it: stdin and stderr a terminal.
+if [[ -t 0 && -t 2 ]]; then
+	exec bin/toolscope serve --offer-pull "$@"
+fi
 exec bin/toolscope serve "$@"

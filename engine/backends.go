@@ -119,11 +119,12 @@ func (e *ModelError) Error() string {
 // errors say why the list could not be had.
 func (e *Engine) CheckModel(ctx context.Context, s Settings) error {
 	s = s.withDefaults()
-	if s.Model == e.settings.Model {
+	st := e.now()
+	if s.Model == st.settings.Model {
 		return nil
 	}
 	if s.Backend == BackendAuto {
-		s.Backend = e.settings.Backend
+		s.Backend = st.settings.Backend
 	}
 	if s.Backend == BackendOpenAI && s.Model == "" {
 		return nil // the server's one model; the backend says so if it has several
@@ -139,7 +140,7 @@ func (e *Engine) CheckModel(ctx context.Context, s Settings) error {
 	case BackendOllama:
 		// The engine's own model's backend asks: a made-up name must not
 		// get a cache entry of its own.
-		b, err := e.backend(Settings{Backend: BackendOllama, OllamaHost: s.OllamaHost, Model: e.settings.Model, Mode: s.Mode})
+		b, err := e.backend(Settings{Backend: BackendOllama, OllamaHost: s.OllamaHost, Model: st.settings.Model, Mode: s.Mode})
 		if err != nil {
 			return err
 		}
@@ -148,7 +149,7 @@ func (e *Engine) CheckModel(ctx context.Context, s Settings) error {
 		}
 	case BackendOpenAI:
 		own := s
-		own.Model = e.settings.Model
+		own.Model = st.settings.Model
 		b, err := e.backend(own)
 		if err != nil {
 			return err

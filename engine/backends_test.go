@@ -35,6 +35,7 @@ func TestBackendCacheSharesAndIsBounded(t *testing.T) {
 
 func TestDemoBackendIgnoresOllamaSettings(t *testing.T) {
 	e := &Engine{backends: newBackendCache(maxBackends)}
+	e.settled.Store(&settled{})
 	a, _ := e.backend(Settings{Backend: BackendDemo, Model: "x", Mode: "raw"})
 	b, _ := e.backend(Settings{Backend: BackendDemo, Model: "y", Mode: "chat"})
 	if a != b {

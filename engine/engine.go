@@ -20,8 +20,8 @@
 //
 // [Start] builds the [Engine] that a program keeps while it runs: it
 // settles the "auto" backend (and remembers why it fell back, as a
-// [Fallback]), connects the MCP servers, and then [Engine.Agent] builds an
-// agent for any settings, sharing one backend per distinct backend
+// [Fallback]; [Engine.Resettle] checks again, after a pull), connects the
+// MCP servers, and then [Engine.Agent] builds an agent for any settings, sharing one backend per distinct backend
 // settings so that runs alike share one HTTP client and one cache of what
 // Ollama said about the model. The command line, the HTTP server and the
 // tests of both all build their agents here.
@@ -35,6 +35,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolscope/toolscope/agent"
@@ -51,15 +53,28 @@ const autoCheckTimeout = 3 * time.Second
 // Engine builds agents from settings. Create it with Start and Close it
 // when done. Its methods are safe for concurrent use.
 type Engine struct {
-	settings Settings
-	fallback *Fallback
-	hub      *mcp.Hub // nil without MCP servers
+	asked    Settings // as Start was given them, defaults filled in: BackendAuto unsettled
+	settled  atomic.Pointer[settled]
+	resettle sync.Mutex // one Resettle at a time
+	hub      *mcp.Hub   // nil without MCP servers
 	tools    []tools.Tool
-	own      llm.Backend // the engine's own settings', built by Start and never evicted
 	backends *backendCache
 	programs map[string]string // an MCP command's program name → what runs it
 	index    *toolIndex        // tool retrieval over every tool
 }
+
+// settled is what settling BackendAuto decided: the engine's settings with
+// the backend chosen, why it fell back if it did, and the backend itself.
+// Resettle replaces it whole, so that a reader sees one decision or the
+// next, never half of each.
+type settled struct {
+	settings Settings
+	fallback *Fallback
+	own      llm.Backend // the settings', never evicted
+}
+
+// now is the engine's settled state, as it stands.
+func (e *Engine) now() *settled { return e.settled.Load() }
 
 // Fallback says why BackendAuto chose the demo model.
 type Fallback struct {
@@ -148,33 +163,29 @@ func Start(ctx context.Context, s Settings, log io.Writer, opts ...Option) (*Eng
 		}
 		specs = append(specs[:len(specs):len(specs)], more...)
 	}
-	e := &Engine{settings: s, backends: newBackendCache(maxBackends)}
+	e := &Engine{asked: s, backends: newBackendCache(maxBackends)}
 	for _, o := range opts {
 		o(e)
 	}
 	if _, err := tools.NewRegistry(e.tools...); err != nil {
 		return nil, fmt.Errorf("the tools given to WithTools: %w", err)
 	}
-	if e.settings.Backend == BackendAuto {
-		e.settings.Backend, e.fallback = settleAuto(ctx, s)
-		if e.fallback != nil {
-			fmt.Fprintln(log, e.fallback)
-		}
-		if e.fallback != nil && e.settings.Mode == llm.ModeChat {
-			e.settings.Mode = llm.ModeRaw
-			fmt.Fprintln(log, "Chat mode does not apply: "+noDemoChat+"; it reads the raw prompt.")
-		}
-	}
-	own, err := newBackend(keyOf(e.settings))
+	st, err := settle(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	e.own = own
+	if st.fallback != nil {
+		fmt.Fprintln(log, st.fallback)
+		if s.Mode == llm.ModeChat {
+			fmt.Fprintln(log, "Chat mode does not apply: "+noDemoChat+"; it reads the raw prompt.")
+		}
+	}
+	e.settled.Store(st)
 	if len(specs) > 0 {
 		e.hub, _ = mcp.Connect(ctx, e.resolve(specs), mcp.Options{Timeout: s.ToolTimeout})
 		e.reportMCP(log)
 	}
-	e.index = newToolIndex(e.settings)
+	e.index = newToolIndex(s)
 	e.follow()
 	return e, nil
 }
@@ -188,6 +199,46 @@ func (e *Engine) resolve(specs []mcp.ServerSpec) []mcp.ServerSpec {
 		}
 	}
 	return out
+}
+
+// settle settles BackendAuto in s, if s asks for it, and builds the
+// backend of the settings that result. The demo model reads the raw prompt
+// only, so a fallback from chat mode is in raw mode.
+func settle(ctx context.Context, s Settings) (*settled, error) {
+	st := &settled{settings: s}
+	if s.Backend == BackendAuto {
+		st.settings.Backend, st.fallback = settleAuto(ctx, s)
+		if st.fallback != nil && s.Mode == llm.ModeChat {
+			st.settings.Mode = llm.ModeRaw
+		}
+	}
+	own, err := newBackend(keyOf(st.settings))
+	if err != nil {
+		return nil, err
+	}
+	st.own = own
+	return st, nil
+}
+
+// Resettle checks Ollama again after BackendAuto fell back to the demo
+// model, as after the model was pulled: when Ollama now answers and has
+// the model, it becomes the engine's backend and the Fallback is gone.
+// Agents built from then on run on it; runs already going keep the demo
+// model they were built with, and finish on it. Resettle returns the
+// fallback in force when it is done: nil once Ollama serves the model, or
+// when there was none; else the newest reason, which it keeps.
+func (e *Engine) Resettle(ctx context.Context) *Fallback {
+	e.resettle.Lock()
+	defer e.resettle.Unlock()
+	if e.now().fallback == nil {
+		return nil
+	}
+	next, err := settle(ctx, e.asked)
+	if err != nil {
+		return e.now().fallback // Start built this very backend: not seen
+	}
+	e.settled.Store(next)
+	return next.fallback
 }
 
 // settleAuto chooses Ollama when it answers and has the model, else the
@@ -232,19 +283,19 @@ func (e *Engine) Close() error {
 
 // Settings are the settings Start was given, with defaults filled in and
 // BackendAuto settled.
-func (e *Engine) Settings() Settings { return e.settings }
+func (e *Engine) Settings() Settings { return e.now().settings }
 
 // Fallback says why BackendAuto chose the demo model; nil when it did not.
-func (e *Engine) Fallback() *Fallback { return e.fallback }
+func (e *Engine) Fallback() *Fallback { return e.now().fallback }
 
 // Backend is the backend of the engine's own settings, for health checks
 // and model lists. Start built it, so that a setting no backend can use
 // is Start's error.
-func (e *Engine) Backend() llm.Backend { return e.own }
+func (e *Engine) Backend() llm.Backend { return e.now().own }
 
 // Tools lists the tools a run with the engine's settings may call.
 func (e *Engine) Tools() []tools.Tool {
-	r, _ := e.registry(e.settings.ToolDelay) // Start reported what is left out
+	r, _ := e.registry(e.asked.ToolDelay) // Start reported what is left out
 	return r.Tools()
 }
 
@@ -288,10 +339,11 @@ type Toolset struct {
 // with defaults filled in and BackendAuto settled, and the sampling if any.
 func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 	s = s.withDefaults()
+	st := e.now() // one decision for the whole agent, whatever Resettle does meanwhile
 	if s.Backend == BackendAuto {
-		s.Backend = e.settings.Backend
+		s.Backend = st.settings.Backend
 	}
-	backend, err := e.backend(s)
+	backend, err := e.backendOf(st, s)
 	if err != nil {
 		return nil, err
 	}
@@ -364,9 +416,12 @@ func (e *Engine) registryOf(builtin []tools.Tool) (*tools.Registry, error) {
 
 // backend is the backend s describes: the engine's own, or one the cache
 // shares between runs alike.
-func (e *Engine) backend(s Settings) (llm.Backend, error) {
-	if k := keyOf(s); k != keyOf(e.settings) {
+func (e *Engine) backend(s Settings) (llm.Backend, error) { return e.backendOf(e.now(), s) }
+
+// backendOf is backend for the settled state st.
+func (e *Engine) backendOf(st *settled, s Settings) (llm.Backend, error) {
+	if k := keyOf(s); k != keyOf(st.settings) {
 		return e.backends.get(k)
 	}
-	return e.own, nil
+	return st.own, nil
 }

@@ -81,7 +81,7 @@ func (e *Engine) refreshIndex() {
 // ToolsTopK is 0 (see selector.Select). Like a run's, the ranking falls
 // back to lexical, saying why in the Selection, when the embedder fails.
 func (e *Engine) Offer(ctx context.Context, query string) *agent.Selection {
-	return e.selectorFor(e.settings).Select(ctx, query, nil)
+	return e.selectorFor(e.asked).Select(ctx, query, nil)
 }
 
 // selector is the agent.Selector of one run's settings.

@@ -6,7 +6,8 @@ package llm
 // flag, the page as the control it names. Backends write no front end's
 // syntax into Problem or Fix.
 type Error struct {
-	// Op is the backend call that failed: "check", "prepare" or "stream".
+	// Op is the backend call that failed: "check", "prepare" or "stream"
+	// (or "pull", Ollama's download of a model).
 	Op string
 	// Problem says what happened, in words, details included.
 	Problem string

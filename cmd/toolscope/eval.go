@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/eval/runner"
@@ -248,8 +247,7 @@ func (f *evalFlags) run(ctx context.Context, c *command, e *engine.Engine, hub *
 // progress returns a bar of total cases on w when w is a terminal; nil
 // otherwise, where a bar's redraws would only clutter a log.
 func progress(w io.Writer, total int) *progressbar.ProgressBar {
-	file, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(file.Fd())) {
+	if !isTerminal(w) {
 		return nil
 	}
 	return progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("cases"),

@@ -30,6 +30,8 @@ Usage:
   toolscope compose [--out FILE] [--backend ollama|vllm] [--gpu] CONFIG
                                     a compose file: toolscope, Ollama or vLLM, and a Claude Desktop
                                     or VS Code config's MCP servers, each in a container
+  toolscope pull [--ollama-host host] MODEL
+                                    have Ollama pull a model, with a progress bar
   toolscope version                 the version of toolscope and of Go it was built with
   toolscope help                    this text
 
@@ -74,7 +76,7 @@ func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin 
 	case "run":
 		return runCommand(ctx, args[1:], stdout, stderr)
 	case "serve":
-		return serveCommand(ctx, args[1:], stdout, stderr)
+		return serveCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "eval":
 		return evalCommand(ctx, args[1:], stdout, stderr)
 	case "replay":
@@ -85,6 +87,8 @@ func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin 
 		return toolsCommand(ctx, args[1:], stdout, stderr)
 	case "compose":
 		return composeCommand(args[1:], stdout, stderr)
+	case "pull":
+		return pullCommand(ctx, args[1:], stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

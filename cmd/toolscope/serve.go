@@ -18,7 +18,7 @@ import (
 	"github.com/toolscope/toolscope/store"
 )
 
-func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("serve", "[flags]", stderr).withServer()
 	maxLive := runs.DefaultMaxLive
 	c.withEnv(groupServer, "max-live-runs", "n", "runs in progress at once; more are refused (HTTP 429) until one ends", (*intValue)(&maxLive))
@@ -28,6 +28,10 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	c.add(groupServer, "api-stubs", "", "offer the stub tools (send_mail, …) to /v1/chat/completions requests without tools; MCP tools are offered either way", (*boolValue)(&apiStubs))
 	var shareAPIRuns bool
 	c.add(groupServer, "share-api-runs", "", "let the viewer link see the runs of /v1 and /api/query too, not only the page's (they carry apps' system prompts)", (*boolValue)(&shareAPIRuns))
+	// No environment variable: a question on stdin is for a person at a
+	// terminal, which ./start.sh checks for.
+	var offer bool
+	c.add(groupServer, "offer-pull", "", "when Ollama answers without the model, ask on stdin whether to pull it before serving (./start.sh does, in a terminal)", (*boolValue)(&offer))
 	if _, code, ok := c.parse(args, operands{}); !ok {
 		return code
 	}
@@ -43,6 +47,11 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if c.auth && c.noAuth {
 		fmt.Fprintln(stderr, "toolscope serve: --auth and --no-auth contradict each other: give one")
 		return exitUsage
+	}
+	if offer {
+		if code, ok := offerPull(ctx, c.settings, stdin, stderr); !ok {
+			return code
+		}
 	}
 	e, code, ok := c.start(ctx)
 	if !ok {

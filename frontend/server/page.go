@@ -3,12 +3,14 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/frontend/web"
+	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/tools"
 )
 
@@ -17,7 +19,7 @@ func (s *Server) page(c *fiber.Ctx) error {
 	info := e.Backend().Info()
 	data := web.PageData{
 		Backend: info.Backend, Model: info.Model, Mode: string(info.Mode), Demo: info.Demo, Template: info.Template, BaseURL: info.BaseURL,
-		Settings: formControls(e.Settings(), info.Model, info.Demo), Fallback: fallbackOf(e.Fallback()),
+		Settings: formControls(e.Settings(), info.Model, info.Demo), Fallback: fallbackOf(e.Fallback(), roleOfRequest(c) == operator),
 	}
 	for _, t := range e.Tools() {
 		data.Tools = append(data.Tools, web.ToolInfo{
@@ -35,9 +37,10 @@ func (s *Server) page(c *fiber.Ctx) error {
 
 // fallbackOf words f for the page, or returns nil for nil. Its next step
 // fits a person who ran ./start.sh: the backend was chosen at start, so
-// whatever fixes Ollama takes a restart to use; the banner never points
-// at a flag they did not type.
-func fallbackOf(f *engine.Fallback) *web.Fallback {
+// whatever fixes Ollama takes a restart to use, but for a missing model,
+// which the operator may pull from the page (api_pull.go); the banner
+// never points at a flag they did not type.
+func fallbackOf(f *engine.Fallback, operator bool) *web.Fallback {
 	if f == nil {
 		return nil
 	}
@@ -47,6 +50,11 @@ func fallbackOf(f *engine.Fallback) *web.Fallback {
 		return out
 	}
 	step := fix.Do
+	if operator && errors.Is(f.Cause, ollama.ErrNotPulled) {
+		out.Pull, out.PullSize = f.Model, ollama.SizeHint(f.Model)
+		out.Next = "Pull it here, and toolscope switches to it once Ollama has it. Or " + step + ", then restart toolscope (./start.sh)."
+		return out
+	}
 	if fix.Setting == engine.SettingBackend && f.Model != "" {
 		// Ollama did not answer at all, so the model may be missing too.
 		step += " and pull the model with 'ollama pull " + f.Model + "'"

@@ -13,7 +13,8 @@
 //     SSE (api_events.go), step mode (api_step.go), rerun, export, query
 //     and the settings table (api_settings.go); evals from the page, one
 //     at a time, and their progress as SSE (api_evals.go, the eval held
-//     in api_evals_state.go).
+//     in api_evals_state.go); the model pulled from the page, its
+//     progress as SSE (api_pull.go).
 //   - openai*.go: OpenAI's Chat Completions API under /v1, with its larger
 //     body limit (openai_bodylimit.go).
 //   - auth*.go: who may do what: tokens and roles (auth.go), class sharing
@@ -106,6 +107,7 @@ type Server struct {
 	cfg   Config
 	app   *fiber.App
 	evals evals
+	pulls pulls
 }
 
 // New returns a Server with its routes set up.
@@ -160,6 +162,10 @@ func (s *Server) routes() {
 	api.Get("/evals/:id", s.getEval)
 	api.Get("/evals/:id/events", s.streamEval)
 	api.Post("/evals/:id/cancel", s.cancelEval)
+	api.Post("/pull", s.startPull)
+	api.Get("/pull", s.latestPull)
+	api.Get("/pull/events", s.streamPull)
+	api.Post("/pull/cancel", s.cancelPull)
 	api.Get("/health", s.health)
 	api.Get("/settings", s.listSettings)
 	api.Get("/models", s.models)
@@ -182,6 +188,7 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	// Ending the runs ends their event streams too.
 	s.evals.stop()
+	s.pulls.stop()
 	return errors.Join(s.cfg.Hub.Shutdown(ctx), s.app.ShutdownWithContext(ctx))
 }
 

@@ -129,7 +129,13 @@ type Notice struct {
 // toolscope was started for, worded for the page.
 type Fallback struct {
 	Problem string // what Ollama's check found
-	Next    string // the steps outside toolscope, then a restart
+	Next    string // what to do: the steps outside toolscope, then a restart, or the pull
+	// Pull, on the operator's page, is the model the page offers to pull
+	// (static/pull.js), when Ollama answers without it; "" when a pull
+	// would not help.
+	Pull string
+	// PullSize is what the pull downloads, as "2.5 GB"; "" when unknown.
+	PullSize string
 }
 
 // MCPServer describes an MCP server for the side panel.

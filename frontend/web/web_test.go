@@ -85,6 +85,16 @@ func TestPageSaysWhenTheDemoModelIsInUse(t *testing.T) {
 	if strings.Contains(html, "--backend") {
 		t.Error("the fallback note points at a flag that someone who ran ./start.sh never typed")
 	}
+	if strings.Contains(html, `id="pull"`) {
+		t.Error("the page offers a pull that would not help")
+	}
+	d.Fallback = &Fallback{Problem: `model "qwen3:4b" is not pulled`, Next: "Pull it here.", Pull: "qwen3:4b", PullSize: "2.5 GB"}
+	html = render(t, d)
+	for _, want := range []string{`<div id="pull" class="pull" data-model="qwen3:4b">`, `>Pull qwen3:4b</button>`, "2.5 GB, through Ollama"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page does not offer the pull of a missing model: it lacks %q", want)
+		}
+	}
 }
 
 // TestSeedsNameNoFixedDate keeps the examples from going stale: a fixed
@@ -124,7 +134,11 @@ func TestPageShowsToolsAndSettings(t *testing.T) {
 // the scripts look up is on the page, since a missing one only fails in a
 // browser, at the moment a run reaches it.
 func TestTemplatesScriptsUse(t *testing.T) {
-	html := render(t, sample)
+	// The operator's page on the demo model, for a model to pull, has the
+	// pull's slots too.
+	pulling := sample
+	pulling.Demo, pulling.Fallback = true, &Fallback{Problem: "model is not pulled", Next: "Pull it here.", Pull: "qwen3:4b"}
+	html := render(t, sample) + render(t, pulling)
 	scripts, err := fs.Glob(Static, "static/*.js")
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts: %v", err)

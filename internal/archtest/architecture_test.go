@@ -214,11 +214,12 @@ func importProblems(layer map[string]int, pkgs []pkg) []string {
 // importers are the rules of "The layers" that the lines cannot say: who
 // may import a package (outside tests). A test helper is imported by tests
 // and other test helpers only; engine is the only package that knows every
-// backend, and two others know one each, for what the page says; the page
+// backend, and others know Ollama's, for what the page says and to pull a
+// model; the page
 // (frontend/web) gets its view of the settings from the server, not engine.
 var importers = map[string][]string{
 	"llm/demo":                    {"engine"},
-	"llm/ollama":                  {"engine", "frontend/server"},
+	"llm/ollama":                  {"engine", "frontend/server", "cmd/toolscope"},
 	"llm/openai":                  {"engine"},
 	"engine":                      {"cmd/toolscope", "cmd/load", "frontend/server", "eval/suite", "eval/runner"},
 	"mcpserver":                   {"cmd/toolscope"},

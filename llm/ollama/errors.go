@@ -47,10 +47,14 @@ func (b *Backend) explain(ctx context.Context, op string, err error) error {
 	return e
 }
 
+// ErrNotPulled is the cause of an error that says Ollama answers but lacks
+// the model: what a pull (Backend.Pull) fixes. errors.Is finds it.
+var ErrNotPulled = errors.New("the model is not pulled")
+
 // notPulled reports that the server does not have the model.
 func (b *Backend) notPulled(op string, err error) error {
 	return &llm.Error{Op: op, Problem: fmt.Sprintf("model %q is not pulled", b.model),
-		Fix: &llm.Fix{Do: "run 'ollama pull " + b.model + "'", Setting: llm.SettingModel}, Err: err}
+		Fix: &llm.Fix{Do: "run 'ollama pull " + b.model + "'", Setting: llm.SettingModel}, Err: errors.Join(ErrNotPulled, err)}
 }
 
 func answered(code int, msg string) string {

@@ -15,6 +15,10 @@
 // builds parse some model families' replies even so; thinking and tool calls
 // they pull out arrive in llm.Chunk.Thinking and llm.Chunk.ToolCalls, which
 // marks them as parsed by Ollama rather than by toolscope.
+//
+// Pull has Ollama pull the model from its registry, reporting the bytes
+// over all its layers, a speed over the last few seconds and the time
+// left; toolscope pull, serve --offer-pull and the page's Pull use it.
 package ollama
 
 import (

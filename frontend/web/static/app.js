@@ -2,7 +2,8 @@
 // the objects that own them, and wires them to one another: the composer
 // and the session (the conversation and the run in progress), the status
 // line, the chat's scrolling, the server's health, the Runs panel, rerun,
-// compare, evals, recordings, presenter mode, and the page's keys. Each part
+// compare, evals, recordings, the model pulled from the demo banner,
+// presenter mode, and the page's keys. Each part
 // keeps its own state in its own module; this one keeps none.
 import { get } from './api.js';
 import { ChatScroll } from './scroll.js';
@@ -11,6 +12,7 @@ import { Composer } from './composer.js';
 import { Health, markOffered } from './health.js';
 import { Evals } from './evals.js';
 import { InputDialog } from './dialog.js';
+import { Pull } from './pull.js';
 import { Replay } from './replay.js';
 import { Rerun } from './rerun.js';
 import { RunList } from './runlist.js';
@@ -100,6 +102,17 @@ const replay = viewer ? null : new Replay({
 const evals = viewer ? null : new Evals($('evals-dialog'), $('set-dialect'));
 $('open-evals')?.addEventListener('click', () => evals?.open());
 
+// The demo banner offers the operator to pull the model Ollama lacks.
+const pull = $('pull') && new Pull($('pull'), {
+  switched: () => {
+    health.check();
+    health.loadModels();
+  },
+  announce: (text) => {
+    session.announcer.textContent = text;
+  },
+});
+
 for (const b of session.stopButtons) b.addEventListener('click', () => session.stop());
 $('new-conversation')?.addEventListener('click', () => session.newConversation());
 $('health-retry').addEventListener('click', () => health.check());
@@ -125,3 +138,4 @@ if (runList) {
 }
 health.check();
 health.loadModels();
+pull?.resume();

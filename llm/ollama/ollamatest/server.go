@@ -1,8 +1,9 @@
 // Package ollamatest runs an in-process Ollama for tests. It speaks Ollama's
-// HTTP API on a loopback port — NDJSON streaming on /api/generate and
-// /api/chat, plus /api/show, /api/tags and /api/version — so code under test
-// talks to it through Ollama's real client. Each generate or chat request is
-// answered with the next scripted Reply, and every request is recorded.
+// HTTP API on a loopback port — NDJSON streaming on /api/generate,
+// /api/chat and /api/pull, plus /api/show, /api/tags and /api/version — so
+// code under test talks to it through Ollama's real client. Each generate
+// or chat request is answered with the next scripted Reply, each pull as
+// the model's scripted Pull says, and every request is recorded.
 package ollamatest
 
 import (
@@ -114,6 +115,8 @@ type Server struct {
 	models   map[string]Model
 	replies  []queued
 	requests []Request
+	pulls    map[string]Pull
+	pulled   []string // the models asked for on /api/pull, in order
 }
 
 // queued is a Reply with its tool calls already in Ollama's wire form, so
@@ -130,17 +133,14 @@ func New(t testing.TB) *Server {
 	s := &Server{
 		t:      t,
 		closed: make(chan struct{}),
-		models: map[string]Model{"qwen3:4b": {
-			Template:     template.Qwen3,
-			Capabilities: []string{"completion", "tools", "thinking"},
-			Family:       "qwen3",
-		}},
+		models: map[string]Model{"qwen3:4b": qwen3()},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/generate", s.serveReply)
 	mux.HandleFunc("POST /api/chat", s.serveReply)
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("GET /api/tags", s.tags)
+	mux.HandleFunc("POST /api/pull", s.pull)
 	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
 	})
@@ -150,6 +150,11 @@ func New(t testing.TB) *Server {
 		s.srv.Close()
 	})
 	return s
+}
+
+// qwen3 is a Qwen3 model as Ollama describes qwen3:4b.
+func qwen3() Model {
+	return Model{Template: template.Qwen3, Capabilities: []string{"completion", "tools", "thinking"}, Family: "qwen3"}
 }
 
 // URL is the server's base URL, "http://127.0.0.1:PORT".
@@ -163,6 +168,13 @@ func (s *Server) AddModel(name string, m Model) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.models[name] = m
+}
+
+// RemoveModel forgets a model, as if it had never been pulled.
+func (s *Server) RemoveModel(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.models, name)
 }
 
 // Reply queues replies. Each generate or chat request for a known model

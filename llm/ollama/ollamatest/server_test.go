@@ -362,3 +362,43 @@ func TestSentPrecedesEachPiece(t *testing.T) {
 		}
 	}
 }
+
+// A pull streams what Ollama 0.17.4 streams, and then the model is
+// listed; a model the registry lacks fails after "pulling manifest", in a
+// 200 response, as Ollama's does.
+func TestPullStreamsOllamasLines(t *testing.T) {
+	s := ollamatest.New(t)
+	s.RemoveModel("qwen3:4b")
+	s.AddPull("qwen3:4b", ollamatest.Pull{Layers: []int64{90, 9}, Steps: 3})
+
+	got := lines[api.ProgressResponse](t, post(t, t.Context(), s, "/api/pull", `{"model":"qwen3:4b"}`))
+	var statuses []string
+	for _, l := range got {
+		statuses = append(statuses, l.Status)
+		if l.Digest != "" && (!strings.HasPrefix(l.Digest, "sha256:") || len(l.Digest) != 71 || l.Status != "pulling "+l.Digest[7:19]) {
+			t.Errorf("layer line %+v is not in Ollama's form", l)
+		}
+	}
+	if want := 1 + 2*3 + 3; len(got) != want || statuses[0] != "pulling manifest" || !slices.Equal(statuses[len(statuses)-3:], []string{"verifying sha256 digest", "writing manifest", "success"}) {
+		t.Errorf("statuses = %q, want pulling manifest, 3 lines for each of 2 layers, verifying, writing, success", statuses)
+	}
+	if first := got[1]; first.Completed != 0 || first.Total != 90 {
+		t.Errorf("a layer's first line = %+v, want nothing of 90 bytes done", first)
+	}
+	list, err := api.NewClient(mustURL(t, s.URL()), http.DefaultClient).List(t.Context())
+	if err != nil || len(list.Models) != 1 || list.Models[0].Name != "qwen3:4b" {
+		t.Errorf("/api/tags after the pull = %+v, %v; want qwen3:4b", list, err)
+	}
+
+	resp := post(t, t.Context(), s, "/api/pull", `{"model":"qwen9:1b"}`)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a pull of a model the registry lacks answers %d, want 200 (the error comes in the stream)", resp.StatusCode)
+	}
+	failed := lines[struct{ Status, Error string }](t, resp)
+	if len(failed) != 2 || failed[0].Status != "pulling manifest" || failed[1].Error != ollamatest.NotInRegistry {
+		t.Errorf("a pull of a model the registry lacks streams %+v, want pulling manifest then the error", failed)
+	}
+	if pulled := s.Pulled(); !slices.Equal(pulled, []string{"qwen3:4b", "qwen9:1b"}) {
+		t.Errorf("Pulled() = %q", pulled)
+	}
+}
