@@ -211,10 +211,12 @@ func (b *Bridge) authorized(r *http.Request) bool {
 // 127.0.0.1 (DNS rebinding) to reach a server on the user's machine.
 func rebound(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return ok && isLoopback(local.String()) && !isLoopback(r.Host)
+	return ok && Loopback(local.String()) && !Loopback(r.Host)
 }
 
-func isLoopback(hostport string) bool {
+// Loopback reports whether hostport (or a host alone) names a loopback
+// address, which other machines cannot reach: localhost, 127.0.0.1, ::1.
+func Loopback(hostport string) bool {
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host = strings.Trim(hostport, "[]")
