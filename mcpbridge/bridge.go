@@ -18,43 +18,45 @@
 //
 // The bridge speaks JSON-RPC, not MCP. Each message from the client goes
 // to the child as it came, and each message from the child to the
-// client: requests, responses and notifications, both ways. The client's
-// initialize is the child's own, so the two agree on the protocol version
-// and capabilities without the bridge; cancellation, progress,
-// list_changed, logging, and the server's requests (sampling, elicitation,
-// roots/list, ping) pass through like any other message. The SDK's
-// server transports (mcp.StreamableServerTransport, mcp.SSEServerTransport)
-// speak HTTP; the bridge pumps messages between their connection and the
-// child's stdio, with no mcp.Server in between.
+// client: requests, responses and notifications, both ways, whatever
+// their method. The client's initialize is the child's own, so the two
+// agree on the protocol version and capabilities without the bridge;
+// cancellation, progress, list_changed, logging, and the server's
+// requests (sampling, elicitation, roots/list, ping) pass through like
+// any other message.
+//
+// The bridge writes the HTTP transports itself rather than use the SDK's
+// server transports, which refuse the methods the SDK does not know and
+// tie a server's notifications to a client's request only for an
+// mcp.Server above them. On streamable HTTP the answer to a request goes
+// on the event stream of the POST that carried it, and so does the
+// progress the child reports on it (by its progress token), before the
+// answer. What else the child sends of its own accord (list_changed,
+// logging, its requests to the client) cannot be tied to a request, since
+// stdio says nothing of the kind: it goes on the session's GET stream,
+// which holds it (up to 16 MB) until the client opens it. MCP clients
+// open it as soon as they are initialized. Streams are not resumed:
+// the bridge gives its events no IDs.
 //
 // The bridge adds words of its own only when the child cannot answer: a
 // request left unanswered when the child exits, or one that could not
 // start it, gets a JSON-RPC error with the exit status and the child's
-// last lines on stderr, and the session ends (404 from then on, which
-// tells a client to initialize again).
-//
-// Two limits come from the SDK's transports, which check what a server
-// built on the SDK would. On streamable HTTP, the child's responses go
-// back on the HTTP response of the POST that carried the request, but
-// what the child sends of its own accord (progress, list_changed, its
-// requests to the client) cannot be tied to a request, since stdio says
-// nothing of the kind and the SDK ties them only for an mcp.Server: it
-// goes out on the session's GET stream, which is kept (in memory, up to
-// 10 MB for all sessions) until the client opens it. MCP clients open it
-// as soon as they are initialized. And a request whose method the SDK
-// does not know is refused with 400.
+// last lines on stderr. A streamable HTTP session ends then (404 from
+// then on, which tells a client to initialize again); an SSE session
+// answers every request so until its client closes the stream.
 //
 // # Security
 //
 // Whoever reaches the bridge runs the child's tools, as the user the
-// bridge runs as. On a loopback address requests whose Host is not
-// loopback are refused (a web page's DNS rebinding), and so are
-// cross-origin browser requests (http.CrossOriginProtection). On any other
-// address, set [Options.Token]: every request must then carry
+// bridge runs as. On a loopback address, requests that call it by a name
+// other than localhost are refused (a web page's DNS rebinding), and so
+// are cross-origin browser requests (http.CrossOriginProtection). On any
+// other address, set [Options.Token]: every request must then carry
 // "Authorization: Bearer TOKEN".
 package mcpbridge
 
 import (
+	"crypto/rand"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -62,6 +64,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -120,8 +123,7 @@ type Bridge struct {
 	spec    mcp.ServerSpec
 	opts    Options
 	handler http.Handler
-	events  *sdk.MemoryEventStore // what streamable sessions send before their client listens
-	wg      sync.WaitGroup        // a goroutine per session
+	wg      sync.WaitGroup // a goroutine per session
 
 	mu       sync.Mutex
 	sessions map[string]*session // by Mcp-Session-Id, or SSE sessionid
@@ -151,7 +153,6 @@ func New(command []string, opts Options) (*Bridge, error) {
 	b := &Bridge{
 		spec:     mcp.ServerSpec{Command: command[0], Args: command[1:], Transport: mcp.TransportStdio},
 		opts:     opts.withDefaults(),
-		events:   sdk.NewMemoryEventStore(nil),
 		sessions: make(map[string]*session),
 	}
 	// A web page the user visits must not be able to drive the tools.
@@ -177,7 +178,7 @@ func (b *Bridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (b *Bridge) route(w http.ResponseWriter, r *http.Request) {
 	if rebound(r) {
-		http.Error(w, fmt.Sprintf("Forbidden: this bridge listens on a loopback address, and %q is not one", r.Host), http.StatusForbidden)
+		http.Error(w, fmt.Sprintf("Forbidden: this bridge listens on a loopback address, which %q does not name", r.Host), http.StatusForbidden)
 		return
 	}
 	if !b.authorized(r) {
@@ -189,12 +190,12 @@ func (b *Bridge) route(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, sdk.DefaultMaxRequestBodyBytes)
 	}
 	switch paths := b.Paths(); {
-	case r.URL.Path == PathHTTP && b.opts.Transport != mcp.TransportSSE:
-		b.serveStreamable(w, r)
-	case r.URL.Path == PathSSE && b.opts.Transport != mcp.TransportHTTP:
-		b.serveSSE(w, r)
-	default:
+	case !slices.Contains(paths, r.URL.Path):
 		http.Error(w, "Not found: this MCP bridge answers at "+strings.Join(paths, " and "), http.StatusNotFound)
+	case r.URL.Path == PathHTTP:
+		b.serveStreamable(w, r)
+	default:
+		b.serveSSE(w, r)
 	}
 }
 
@@ -207,11 +208,20 @@ func (b *Bridge) authorized(r *http.Request) bool {
 }
 
 // rebound reports a request that reached a loopback address under a name
-// that is not loopback: a web page that had its own name resolve to
-// 127.0.0.1 (DNS rebinding) to reach a server on the user's machine.
+// other than localhost: a web page that had its own name resolve to
+// 127.0.0.1 (DNS rebinding) to reach a server on the user's machine. An
+// address written out, such as the [::] a bridge on all addresses prints,
+// is no page's name.
 func rebound(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return ok && Loopback(local.String()) && !Loopback(r.Host)
+	if !ok || !Loopback(local.String()) {
+		return false
+	}
+	host, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		host = r.Host
+	}
+	return !strings.EqualFold(host, "localhost") && net.ParseIP(strings.Trim(host, "[]")) == nil
 }
 
 // Loopback reports whether hostport (or a host alone) names a loopback
@@ -228,29 +238,30 @@ func Loopback(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// open registers a session served by h, and starts its pump, which
-// waits for the session's connection: an SSE transport's Connect tells the
-// client where to send its messages, so the session must be there first.
-func (b *Bridge) open(id, transport string, r *http.Request, h http.Handler) (*session, error) {
+// open opens a session of transport for request r's client, and starts
+// the goroutine that will run its child.
+func (b *Bridge) open(transport string, r *http.Request) (*session, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, errors.New("the bridge is shutting down")
 	}
 	b.count++
-	s := newSession(b, id, fmt.Sprintf("session %d", b.count), h)
-	s.endsWithServer = transport == mcp.TransportHTTP
-	b.sessions[id] = s
+	s := newSession(b, rand.Text(), fmt.Sprintf("session %d", b.count), transport, r.RemoteAddr)
+	b.sessions[s.id] = s
 	b.wg.Add(1)
-	go s.run(transport, r.RemoteAddr)
+	go s.run()
 	return s, nil
 }
 
-// session returns the session id names, or nil.
-func (b *Bridge) session(id string) *session {
+// session returns the session of transport that id names, or nil.
+func (b *Bridge) session(id, transport string) *session {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.sessions[id]
+	if s := b.sessions[id]; s != nil && s.transport == transport {
+		return s
+	}
+	return nil
 }
 
 func (b *Bridge) forget(s *session) {

@@ -1,6 +1,7 @@
 package mcpbridge_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"net/http"
@@ -320,7 +321,9 @@ func TestRequestsOutsideASession(t *testing.T) {
 		{"PUT", url + "/mcp", both, "", ping, "", 405, "takes GET, POST and DELETE"},
 		{"POST", url + "/sse?sessionid=gone", both, "", ping, "", 404, "no such session"},
 		// a web page's name, resolved to the loopback address
-		{"POST", url + "/mcp", both, "", ping, "attacker.example", 403, `"attacker.example" is not one`},
+		{"POST", url + "/mcp", both, "", ping, "attacker.example:80", 403, `which "attacker.example:80" does not name`},
+		// an address written out is no page's name
+		{"POST", url + "/mcp", both, "", ping, "[::]:8765", 400, "a session begins with an initialize request"},
 	} {
 		req, err := http.NewRequest(c.method, c.url, strings.NewReader(c.body))
 		if err != nil {
@@ -341,6 +344,100 @@ func TestRequestsOutsideASession(t *testing.T) {
 		body := readAll(t, resp)
 		if resp.StatusCode != c.status || !strings.Contains(body, c.want) {
 			t.Errorf("%s %s: %d %q, want %d %q", c.method, c.url, resp.StatusCode, body, c.status, c.want)
+		}
+	}
+}
+
+// On the wire: progress comes on the stream of the request it reports
+// on, before the answer; a method the SDK does not know reaches the
+// server, whose answer comes back; and cancelling a request ends its
+// stream.
+func TestStreamableHTTPOnTheWire(t *testing.T) {
+	_, url := bridge(t, command("lab"), quiet)
+	c := &wireClient{url: url + mcpbridge.PathHTTP}
+	events := c.post(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`)
+	if len(events) != 1 || !strings.Contains(events[0], `"protocolVersion":"2025-06-18"`) || c.session == "" {
+		t.Fatalf("initialize: session %q, events %q", c.session, events)
+	}
+	if events := c.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); len(events) != 0 {
+		t.Errorf("a notification was answered: %q", events)
+	}
+	events = c.post(t, `{"jsonrpc":"2.0","id":2,"method":"tasks/list"}`)
+	if len(events) != 1 || !strings.Contains(events[0], `"id":2,"error":{"code":-32601`) {
+		t.Errorf("tasks/list = %q, want the server's own answer, method not found", events)
+	}
+
+	// wait reports progress, then waits to be cancelled.
+	resp := c.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait","arguments":{},"_meta":{"progressToken":"p3"}}}`)
+	defer resp.Body.Close()
+	stream := bufio.NewReader(resp.Body)
+	if event := nextEvent(t, stream); !strings.Contains(event, `"method":"notifications/progress","params":{"progressToken":"p3"`) {
+		t.Errorf("the call's stream began with %q, want its progress", event)
+	}
+	c.post(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
+	if event := nextEvent(t, stream); event != "" {
+		t.Errorf("after the cancellation, the call's stream carried %q, want its end", event)
+	}
+}
+
+// wireClient speaks streamable HTTP by hand.
+type wireClient struct {
+	url, session string
+}
+
+func (c *wireClient) send(t *testing.T, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("POST", c.url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		c.session = id
+	}
+	return resp
+}
+
+// post sends body and returns the data of the events that answer it.
+func (c *wireClient) post(t *testing.T, body string) []string {
+	t.Helper()
+	resp := c.send(t, body)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST %s: %s", body, resp.Status)
+	}
+	var events []string
+	stream := bufio.NewReader(resp.Body)
+	for event := nextEvent(t, stream); event != ""; event = nextEvent(t, stream) {
+		events = append(events, event)
+	}
+	return events
+}
+
+// nextEvent reads the data of the next event of a stream, or "" at its
+// end.
+func nextEvent(t *testing.T, stream *bufio.Reader) string {
+	t.Helper()
+	var data []string
+	for {
+		line, err := stream.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case strings.HasPrefix(line, "data: "):
+			data = append(data, strings.TrimPrefix(line, "data: "))
+		case line == "" && len(data) > 0:
+			return strings.Join(data, "\n")
+		}
+		if err != nil {
+			return strings.Join(data, "\n")
 		}
 	}
 }
