@@ -59,8 +59,9 @@ func (st *stream) push(data []byte, answers bool) (startedDropping bool) {
 	for st.bytes > maxQueued && len(st.queue) > 1 {
 		st.bytes -= len(st.queue[0])
 		st.queue = st.queue[1:]
-		startedDropping = !st.dropping
-		st.dropping = true
+		if !st.dropping {
+			st.dropping, startedDropping = true, true
+		}
 	}
 	st.signal()
 	return startedDropping
