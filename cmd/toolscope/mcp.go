@@ -119,8 +119,17 @@ func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "toolscope mcp bridge: warning: %s can be reached from other machines, and without a token anyone who reaches it runs the tools of %q; set --token or $%s, and have clients send Authorization: Bearer TOKEN\n", *addr, what, bridgeTokenEnv)
 	}
 	fmt.Fprintf(stderr, "toolscope mcp bridge: serving %q over MCP at the URLs below, a process for each client; Ctrl-C stops it\n", what)
-	// Ctrl-C ends the sessions first, as the bridge stopping, and only
-	// then the HTTP server, whose requests would end them as clients gone.
+	if err := serveBridge(ctx, bridge, *addr, stdout); err != nil {
+		fmt.Fprintf(stderr, "toolscope mcp bridge: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// serveBridge serves bridge on addr until ctx ends, which ends the
+// sessions first, as the bridge stopping, and only then the HTTP server,
+// whose requests would end them as clients gone.
+func serveBridge(ctx context.Context, bridge *mcpbridge.Bridge, addr string, stdout io.Writer) error {
 	serving, stopServing := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopServing()
 	stop := context.AfterFunc(ctx, func() {
@@ -128,9 +137,5 @@ func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		stopServing()
 	})
 	defer stop()
-	if err := mcpserver.ListenAndServe(serving, *addr, bridge, bridge.Paths(), stdout); err != nil {
-		fmt.Fprintf(stderr, "toolscope mcp bridge: %v\n", err)
-		return exitError
-	}
-	return exitOK
+	return mcpserver.ListenAndServe(serving, addr, bridge, bridge.Paths(), stdout)
 }
