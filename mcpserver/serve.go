@@ -68,14 +68,23 @@ func Serve(ctx context.Context, s *mcp.Server, transport, addr string, stdin io.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("Not found: this MCP server answers at %s", path), http.StatusNotFound)
 	})
+	return ListenAndServe(ctx, addr, mux, []string{path}, stdout)
+}
 
+// ListenAndServe serves h on addr until ctx ends, and writes the URL of
+// each of paths to stdout, one a line, once it is listening. Requests see
+// ctx end, so that their event streams close; it returns nil once the
+// server has shut down.
+func ListenAndServe(ctx context.Context, addr string, h http.Handler, paths []string, stdout io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "http://%s%s\n", ln.Addr(), path)
+	for _, path := range paths {
+		fmt.Fprintf(stdout, "http://%s%s\n", ln.Addr(), path)
+	}
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		// Requests see ctx end, so the long-lived event streams close
 		// and Shutdown does not wait on them.

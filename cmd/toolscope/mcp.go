@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"slices"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolscope/toolscope/mcpbridge"
 	"github.com/toolscope/toolscope/mcpserver"
 )
 
@@ -18,18 +23,26 @@ var mcpServers = map[string]func() *sdk.Server{
 	"catalogue":  catalogueServer,
 }
 
+// mcpAddr is where MCP servers served over HTTP listen by default.
+const mcpAddr = "127.0.0.1:8765"
+
 // mcpCommand runs one of toolscope's MCP servers, for toolscope itself
-// (--mcp "toolscope mcp calculator") or any other MCP host.
+// (--mcp "toolscope mcp calculator") or any other MCP host, or bridges
+// another.
 func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "bridge" {
+		return bridgeCommand(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	transport := fs.String("transport", mcpserver.TransportStdio, "stdio, http (streamable HTTP at /mcp) or sse (the older HTTP+SSE transport at /sse)")
-	addr := fs.String("addr", "127.0.0.1:8765", "where to listen with --transport http or sse")
+	addr := fs.String("addr", mcpAddr, "where to listen with --transport http or sse")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: toolscope mcp calculator|converter|catalogue [--transport stdio|http|sse] [--addr host:port]")
+		fmt.Fprintln(stderr, "       toolscope mcp bridge [flags] -- COMMAND [ARG…]   (toolscope mcp bridge -h says more)")
 		fs.PrintDefaults()
 	}
-	positional, code, ok := parseArgs(fs, args, operands{"a server", "calculator, converter or catalogue, e.g. toolscope mcp calculator"}, stderr)
+	positional, code, ok := parseArgs(fs, args, operands{"a server", "calculator, converter or catalogue, e.g. toolscope mcp calculator; or bridge -- COMMAND to serve another over HTTP"}, stderr)
 	if !ok {
 		return code
 	}
@@ -39,7 +52,7 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	newServer, ok := mcpServers[positional[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "toolscope mcp: unknown server %q; use calculator, converter or catalogue\n", positional[0])
+		fmt.Fprintf(stderr, "toolscope mcp: unknown server %q; use calculator, converter or catalogue, or bridge -- COMMAND\n", positional[0])
 		return exitUsage
 	}
 	if *transport != mcpserver.TransportStdio {
@@ -50,4 +63,79 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitError
 	}
 	return exitOK
+}
+
+// bridgeTokenEnv holds the bridge's token when --token is not given: a
+// token on the command line shows in the process list.
+const bridgeTokenEnv = "TOOLSCOPE_BRIDGE_TOKEN"
+
+// bridgeCommand serves a stdio MCP server over HTTP, a process for each
+// client, so that it can run on another machine or in a container of its
+// own: toolscope mcp bridge -- COMMAND [ARG…].
+func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcp bridge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // flagProblem words the errors
+	addr := fs.String("addr", mcpAddr, "where to listen; 0.0.0.0:8765 to be reached from other machines or containers")
+	transport := fs.String("transport", "", "http (streamable HTTP at /mcp) or sse (the older HTTP+SSE transport at /sse); both when not given")
+	token := fs.String("token", "", "a bearer token every request must carry, as the header Authorization: Bearer TOKEN (default $"+bridgeTokenEnv+")")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "Usage: toolscope mcp bridge [--addr host:port] [--transport http|sse] [--token TOKEN] -- COMMAND [ARG…]")
+			fmt.Fprintln(stderr, "Serves the stdio MCP server COMMAND over streamable HTTP at /mcp and SSE at /sse, a process for each client.")
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "toolscope mcp bridge: %s\n", flagProblem(fs, err))
+		return exitUsage
+	}
+	command := fs.Args()
+	if len(command) == 0 {
+		fmt.Fprintln(stderr, "toolscope mcp bridge needs the command of a stdio MCP server, e.g. toolscope mcp bridge -- npx -y @modelcontextprotocol/server-everything")
+		return exitUsage
+	}
+	if *token == "" {
+		*token = os.Getenv(bridgeTokenEnv)
+	}
+	if command[0] == "toolscope" {
+		// As in --mcp: this very binary, which may not be on PATH.
+		if self, err := os.Executable(); err == nil {
+			command[0] = self
+		}
+	}
+	bridge, err := mcpbridge.New(command, mcpbridge.Options{
+		Transport: *transport,
+		Token:     *token,
+		Logger:    slog.New(slog.NewTextHandler(stderr, nil)),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "toolscope mcp bridge: %v\n", err)
+		return exitUsage
+	}
+	defer bridge.Close()
+
+	what := strings.Join(command, " ")
+	if !mcpbridge.Loopback(*addr) && *token == "" {
+		fmt.Fprintf(stderr, "toolscope mcp bridge: warning: %s can be reached from other machines, and without a token anyone who reaches it runs the tools of %q; set --token or $%s, and have clients send Authorization: Bearer TOKEN\n", *addr, what, bridgeTokenEnv)
+	}
+	fmt.Fprintf(stderr, "toolscope mcp bridge: serving %q over MCP at the URLs below, a process for each client; Ctrl-C stops it\n", what)
+	if err := serveBridge(ctx, bridge, *addr, stdout); err != nil {
+		fmt.Fprintf(stderr, "toolscope mcp bridge: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// serveBridge serves bridge on addr until ctx ends, which ends the
+// sessions first, as the bridge stopping, and only then the HTTP server,
+// whose requests would end them as clients gone.
+func serveBridge(ctx context.Context, bridge *mcpbridge.Bridge, addr string, stdout io.Writer) error {
+	serving, stopServing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServing()
+	stop := context.AfterFunc(ctx, func() {
+		bridge.Close()
+		stopServing()
+	})
+	defer stop()
+	return mcpserver.ListenAndServe(serving, addr, bridge, bridge.Paths(), stdout)
 }

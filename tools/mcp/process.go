@@ -3,7 +3,6 @@ package mcp
 import (
 	"bufio"
 	"errors"
-	"log/slog"
 	"maps"
 	"os"
 	"os/exec"
@@ -26,13 +25,13 @@ type process struct {
 	drained chan struct{} // closed once its stderr has been read to the end
 }
 
-// startProcess starts a stdio server. Its stderr goes, line by line, to
-// log and to logger at debug level.
+// startProcess starts a stdio server. Each line it writes to stderr goes
+// to stderr.
 //
 // The pipes are plain files rather than the ones exec.Cmd makes, so that
 // reaping the process never closes stdout under the SDK before it has
 // read the server's last words.
-func startProcess(spec ServerSpec, log *lineLog, logger *slog.Logger) (*process, error) {
+func startProcess(spec ServerSpec, stderr func(line string)) (*process, error) {
 	cmd := exec.Command(spec.Command, spec.Args...)
 	if len(spec.Env) > 0 {
 		cmd.Env = os.Environ()
@@ -66,7 +65,7 @@ func startProcess(spec ServerSpec, log *lineLog, logger *slog.Logger) (*process,
 		return nil, err
 	}
 
-	go p.readStderr(log, logger)
+	go p.readStderr(stderr)
 	go p.reap()
 	return p, nil
 }
@@ -86,7 +85,7 @@ func (p *process) reap() {
 	close(p.exited)
 }
 
-func (p *process) readStderr(log *lineLog, logger *slog.Logger) {
+func (p *process) readStderr(stderr func(line string)) {
 	defer close(p.drained)
 	r := bufio.NewReader(p.stderr)
 	for {
@@ -95,8 +94,7 @@ func (p *process) readStderr(log *lineLog, logger *slog.Logger) {
 			if truncated {
 				text += "…"
 			}
-			log.add(text)
-			logger.Debug("MCP server stderr", "line", text)
+			stderr(text)
 		}
 		if err != nil {
 			return
@@ -126,6 +124,16 @@ func (p *process) waitExit(d time.Duration) bool {
 	case <-time.After(d):
 		return false
 	}
+}
+
+// ended says how a process that closed its stdout ended: as in "exit
+// status 2" once it has exited, which it gets a second to do, or "it
+// closed its stdout" if it has not.
+func (p *process) ended() string {
+	if p.exitedWithin(time.Second) {
+		return p.exitStatus()
+	}
+	return "it closed its stdout"
 }
 
 // exitStatus says how the process ended, as in "exit status 2".

@@ -134,7 +134,10 @@ func (s *server) transport() (sdk.Transport, error) {
 	case TransportSSE:
 		return &sdk.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient()}, nil
 	}
-	p, err := startProcess(s.spec, &s.log, s.logger)
+	p, err := startProcess(s.spec, func(line string) {
+		s.log.add(line)
+		s.logger.Debug("MCP server stderr", "line", line)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -286,10 +289,7 @@ func (s *server) watch() {
 	}
 	reason := fmt.Sprintf("the connection ended: %v", err)
 	if s.proc != nil {
-		reason = "it closed its stdout"
-		if s.proc.exitedWithin(time.Second) {
-			reason = s.proc.exitStatus()
-		}
+		reason = s.proc.ended()
 	}
 	s.mu.Lock()
 	s.stopReason = reason

@@ -204,9 +204,10 @@ func (w *teeWriter) Write(p []byte) (int, error) {
 func (w *teeWriter) Close() error { return w.w.Close() }
 
 // stdoutFilter reads a stdio server's stdout for the SDK. It passes on
-// JSON-RPC messages, one per line, and records them; any other line is
-// handed to stray instead. Servers that print banners or logs to stdout
-// are common, and the SDK would drop the connection at the first one.
+// JSON-RPC messages, one per line, and records them (unless tap is nil);
+// any other line is handed to stray instead. Servers that print banners
+// or logs to stdout are common, and the SDK would drop the connection at
+// the first one.
 type stdoutFilter struct {
 	r       *bufio.Reader
 	c       io.Closer
@@ -235,7 +236,9 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 			f.stray(strings.TrimRight(string(line), "\r\n"))
 			continue
 		}
-		f.tap.record(received, msgs)
+		if f.tap != nil {
+			f.tap.record(received, msgs)
+		}
 		if line[len(line)-1] != '\n' {
 			line = append(line, '\n')
 		}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/mcp"
+)
+
+// bridgeProcess is a running `toolscope mcp bridge`.
+type bridgeProcess struct {
+	cmd    *exec.Cmd
+	urls   []string
+	stderr bytes.Buffer // read once the process is gone: exec copies into it until then
+}
+
+// startBridge starts toolscope mcp bridge with args, env added to the
+// environment, and waits for the URLs it prints once it listens.
+func startBridge(t *testing.T, env []string, args ...string) *bridgeProcess {
+	t.Helper()
+	b := &bridgeProcess{cmd: exec.Command(binary, append([]string{"mcp", "bridge"}, args...)...)}
+	b.cmd.Env = append(os.Environ(), env...)
+	b.cmd.Stderr = &b.stderr
+	stdout, err := b.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if b.cmd.ProcessState == nil {
+			b.cmd.Process.Kill()
+			b.cmd.Wait()
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	for len(b.urls) < 2 && lines.Scan() {
+		b.urls = append(b.urls, lines.Text())
+	}
+	if len(b.urls) < 2 {
+		b.cmd.Wait()
+		t.Fatalf("the bridge printed URLs %q, then stopped:\n%s", b.urls, b.stderr.String())
+	}
+	return b
+}
+
+// stop stops the bridge as Ctrl-C does, and returns what it logged.
+func (b *bridgeProcess) stop(t *testing.T) string {
+	t.Helper()
+	b.cmd.Process.Signal(os.Interrupt)
+	if err := b.cmd.Wait(); err != nil {
+		t.Errorf("the bridge did not stop cleanly on Ctrl-C: %v\n%s", err, b.stderr.String())
+	}
+	return b.stderr.String()
+}
+
+// toolscope mcp bridge serves toolscope's calculator ("toolscope" being
+// this very binary, on PATH or not) over streamable HTTP and SSE, a
+// process for each client, and stops them all on Ctrl-C.
+func TestMCPBridgeServesTheCalculator(t *testing.T) {
+	b := startBridge(t, []string{"PATH=" + t.TempDir()}, "--addr", "127.0.0.1:0", "--", "toolscope", "mcp", "calculator")
+	if !strings.HasSuffix(b.urls[0], "/mcp") || !strings.HasSuffix(b.urls[1], "/sse") {
+		t.Fatalf("URLs = %q, want streamable HTTP's and SSE's", b.urls)
+	}
+	ctx := context.Background()
+	for i, transport := range []string{mcp.TransportHTTP, mcp.TransportSSE} {
+		hub, err := mcp.Connect(ctx, []mcp.ServerSpec{{Name: "calculator", URL: b.urls[i], Transport: transport}}, mcp.Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { hub.Close() })
+		registry, err := tools.NewRegistry(hub.Tools()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		multiply, _ := registry.Lookup("multiply")
+		if got, err := multiply.Call(ctx, []byte(`{"a": 15, "b": 27}`)); got != "405" || err != nil {
+			t.Errorf("%s: multiply(15, 27) = %q, %v", transport, got, err)
+		}
+		// The first client leaves; the second stays until the bridge stops.
+		if i == 0 {
+			hub.Close()
+		}
+	}
+	log := b.stop(t)
+	for _, want := range []string{
+		`serving "` + binary + ` mcp calculator" over MCP`,
+		`msg="session 1 started" transport=http`,
+		`msg="session 1 ended: the client ended it"`,
+		`msg="session 2 started" transport=sse`,
+		`msg="session 2 ended: the bridge stopped"`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %s:\n%s", want, log)
+		}
+	}
+}
+
+// Reachable from other machines, the bridge wants a token, from
+// $TOOLSCOPE_BRIDGE_TOKEN or --token; without one it warns.
+func TestMCPBridgeToken(t *testing.T) {
+	b := startBridge(t, []string{bridgeTokenEnv + "=s3cret"}, "--addr", "0.0.0.0:0", "--", "toolscope", "mcp", "calculator")
+	listening, err := url.Parse(b.urls[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpURL := "http://127.0.0.1:" + listening.Port() + listening.Path
+	for auth, want := range map[string]int{"": http.StatusUnauthorized, "Bearer wrong": http.StatusUnauthorized, "Bearer s3cret": http.StatusBadRequest} {
+		req, _ := http.NewRequest("GET", mcpURL, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Authorization", auth)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		// With the token, the request gets as far as wanting a session.
+		if resp.StatusCode != want {
+			t.Errorf("GET with Authorization %q: %s, want %d", auth, resp.Status, want)
+		}
+	}
+	if log := b.stop(t); strings.Contains(log, "warning") {
+		t.Errorf("a warning, with a token:\n%s", log)
+	}
+
+	b = startBridge(t, nil, "--addr", "0.0.0.0:0", "--", "toolscope", "mcp", "calculator")
+	if log := b.stop(t); !strings.Contains(log, "warning: 0.0.0.0:0 can be reached from other machines, and without a token anyone who reaches it runs the tools of") {
+		t.Errorf("no warning without a token:\n%s", log)
+	}
+}
+
+func TestMCPBridgeUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "bridge"}, "toolscope mcp bridge needs the command of a stdio MCP server, e.g. toolscope mcp bridge -- npx"},
+		{[]string{"mcp", "bridge", "--tokn", "x", "--", "toolscope", "mcp", "calculator"}, "toolscope mcp bridge: unknown flag --tokn; did you mean --token?"},
+		{[]string{"mcp", "bridge", "--transport", "pigeon", "--", "toolscope", "mcp", "calculator"}, `toolscope mcp bridge: unknown transport "pigeon"; use http or sse`},
+		// told at once, not when the first client comes
+		{[]string{"mcp", "bridge", "--", "no-such-mcp-server", "--flag"}, `toolscope mcp bridge: cannot run "no-such-mcp-server": executable file not found in $PATH; install it, or give its full path`},
+	} {
+		r := toolscope(t, "", c.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", c.args, r.code, r.stdout, r.stderr, exitUsage, c.want)
+		}
+	}
+}
