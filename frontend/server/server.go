@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
 	"github.com/toolscope/toolscope/engine"
@@ -99,6 +100,9 @@ type Config struct {
 	// for its cases' tools, such as engine.WithProgram for the bundled
 	// suites' "toolscope mcp …" servers.
 	EvalOptions []engine.Option
+	// Metrics, when set, serves GET /metrics (Prometheus' text format),
+	// to the operator alone when the server asks for tokens.
+	Metrics http.Handler
 }
 
 // Server serves the playground. Create it with New.
@@ -167,6 +171,9 @@ func (s *Server) routes() {
 	api.Get("/mcp", s.mcpServers)
 	api.Get("/share/qr.png", s.shareQR)
 	api.Get("/runs", s.listRuns)
+	if s.cfg.Metrics != nil {
+		s.app.Get("/metrics", adaptor.HTTPHandler(s.cfg.Metrics))
+	}
 	s.openAIRoutes()
 	s.app.Use(s.noRoute)
 }
