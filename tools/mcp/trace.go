@@ -22,8 +22,10 @@ import (
 // request's params._meta (and, on HTTP, in its headers too), so that a
 // traced server's spans nest under it. The tracer is the global
 // provider's, which does nothing, and costs next to nothing, until a
-// program sets one up (package telemetry does).
-var tracer = otel.Tracer("github.com/toolscope/toolscope/tools/mcp")
+// program sets one up (package telemetry does). It is looked up at each
+// call, since a tracer kept from before would keep the first provider
+// ever set.
+const tracerName = "github.com/toolscope/toolscope/tools/mcp"
 
 // propagator writes a trace context as the conventions ask: W3C
 // traceparent and tracestate, and baggage.
@@ -43,7 +45,7 @@ func (s *server) traceCall(ctx context.Context, tool string, meta sdk.Meta) (con
 	if s.spec.transport() != TransportStdio {
 		transport = "tcp"
 	}
-	ctx, span := tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+	ctx, span := otel.Tracer(tracerName).Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 		attribute.String("mcp.method.name", "tools/call"),
 		attribute.String("gen_ai.operation.name", "execute_tool"),
 		attribute.String("gen_ai.tool.name", tool),
