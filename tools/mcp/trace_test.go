@@ -32,12 +32,13 @@ func metaServer() *sdk.Server {
 }
 
 // traced sets a global tracer provider that records spans, as package
-// telemetry sets one, for the test.
+// telemetry sets one, for the test; then tracing is off again. (The
+// provider before is not what to restore: the first one set stays behind
+// it, as the one it delegates to.)
 func traced(t *testing.T) *tracetest.SpanRecorder {
 	rec := tracetest.NewSpanRecorder()
-	prev := otel.GetTracerProvider()
 	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))
-	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+	t.Cleanup(func() { otel.SetTracerProvider(noop.NewTracerProvider()) })
 	return rec
 }
 
@@ -105,9 +106,7 @@ func TestTraceContextReachesTheServer(t *testing.T) {
 
 // With tracing off, a call sends no trace context.
 func TestNoTraceContextWhenTracingIsOff(t *testing.T) {
-	prev := otel.GetTracerProvider()
 	otel.SetTracerProvider(noop.NewTracerProvider())
-	defer otel.SetTracerProvider(prev)
 	hub := connect(t, quick, stdio("meta"))
 	out, err := find(t, hub, "meta").Call(t.Context(), json.RawMessage(`{}`))
 	if err != nil {
