@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs telemetry's BenchmarkDelivery (a run streaming to a viewer with no
-# telemetry, with metrics, with traces, with traces and content) COUNT
-# times, the cases interleaved so that the machine's moods fall on all
-# alike, and writes the medians and ratios, with the date, Go version,
-# machine and command behind them, into docs/observability.md between its
-# marks.
+# telemetry, with metrics, with traces, with traces and content) and
+# BenchmarkObserve (what each adds to one event) COUNT times, the cases
+# interleaved so that the machine's moods fall on all alike, and writes
+# the medians and ratios, with the date, Go version, machine and command
+# behind them, into docs/observability.md between its marks.
 #   COUNT=9 ./telemetry/bench.sh             more runs (default 5)
 #   OUT=/dev/stdout ./telemetry/bench.sh     print the section instead
 set -euo pipefail
@@ -22,7 +22,7 @@ go test -c -o "$bin" ./telemetry
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 for i in $(seq "$count"); do
 	echo "bench.sh: run $i of $count" >&2
-	(cd telemetry && "$bin" -test.run '^$' -test.bench '^BenchmarkDelivery$' -test.benchmem -test.count 1) |
+	(cd telemetry && "$bin" -test.run '^$' -test.bench '^Benchmark(Delivery|Observe)$' -test.benchmem -test.count 1) |
 		sed 's/[[:space:]]*$//' >>"$raw"
 done
 
@@ -64,6 +64,30 @@ table() {
 	}' "$raw"
 }
 
+# perEvent prints the medians of BenchmarkObserve's ns/event.
+perEvent() {
+	awk '$1 ~ /^BenchmarkObserve\// {
+		split($1, name, "/"); sub(/-[0-9]+$/, "", name[2]); sub(/^telemetry=/, "", name[2])
+		for (i = 3; i < NF; i++) if ($(i+1) == "ns/event") v = $i
+		if (!(name[2] in seen)) { seen[name[2]] = 1; levels[++nlevels] = name[2] }
+		n = ++count[name[2]]; x[name[2], n] = v
+	}
+	function median(k,   c, j, l, y, s) {
+		c = count[k]
+		for (j = 1; j <= c; j++) {
+			y = x[k, j] + 0
+			for (l = j - 1; l >= 1 && s[l] > y; l--) s[l+1] = s[l]
+			s[l+1] = y
+		}
+		return c % 2 ? s[(c+1)/2] : (s[c/2] + s[c/2+1]) / 2
+	}
+	END {
+		print "| telemetry | ns per event |"
+		print "| --- | ---: |"
+		for (i = 1; i <= nlevels; i++) printf "| %s | %.1f |\n", levels[i], median(levels[i])
+	}' "$raw"
+}
+
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if ! git diff --quiet HEAD 2>/dev/null; then
@@ -76,6 +100,10 @@ fi
 	echo "Each figure is the median of $count runs, the cases taking turns."
 	echo
 	table
+	echo
+	echo "What each level adds to one event of a run of 5,000 tokens (BenchmarkObserve):"
+	echo
+	perEvent
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- Go: $(go version | sed 's/^go version //')"

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/demo"
@@ -102,5 +104,48 @@ func BenchmarkDelivery(b *testing.B) {
 				b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds()), "p99-µs")
 			})
 		}
+	}
+}
+
+// BenchmarkObserve measures what telemetry adds to each event of the
+// live stream: one op is a run of 5,000 token events (and its start and
+// end) read by a run's metrics, by its tracer as well, or by its tracer
+// with content; ns/event is the cost of one event. A Hub, by comparison,
+// encodes each event as JSON and wakes its viewers: BenchmarkDelivery's
+// events/s is its whole cost.
+func BenchmarkObserve(b *testing.B) {
+	const tokens = 5000
+	events := []agent.Event{
+		{Type: agent.RunStarted, Run: &agent.RunInfo{Info: llm.Info{Backend: "demo", Model: "toolscope-demo", Mode: llm.ModeRaw}, Dialect: "hermes"}},
+		{Type: agent.RoundStarted, Round: 1, Input: &llm.Input{Mode: llm.ModeRaw, Prompt: "talk"}},
+	}
+	for i := range tokens {
+		events = append(events, agent.Event{Type: agent.Token, Round: 1, Text: strconv.Itoa(i) + " ", Region: "text"})
+	}
+	events = append(events, agent.Event{Type: agent.RoundFinished, Round: 1, Stats: &agent.RoundStats{DoneReason: "stop", OutputTokens: tokens}},
+		agent.Event{Type: agent.RunFinished, Reason: agent.Answered, Rounds: 1})
+	provider := sdktrace.NewTracerProvider() // no exporter: the tokens make no spans
+	defer provider.Shutdown(context.Background())
+	for _, level := range []string{"metrics", "traces", "traces+content"} {
+		b.Run("telemetry="+level, func(b *testing.B) {
+			observers := []runs.Observer{telemetry.NewMetrics(telemetry.Gauges{})}
+			if strings.HasPrefix(level, "traces") {
+				observers = append(observers, telemetry.NewTracer(provider, level == "traces+content"))
+			}
+			r := &runs.Run{ID: "r-1", Source: runs.SourcePage, Started: time.Now()}
+			for b.Loop() {
+				var fns []func(agent.Event)
+				for _, o := range observers {
+					_, fn := o.Observe(context.Background(), r)
+					fns = append(fns, fn)
+				}
+				for _, e := range events {
+					for _, fn := range fns {
+						fn(e)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
+		})
 	}
 }

@@ -104,19 +104,23 @@ func (rt *runTrace) callContext(ctx context.Context) context.Context {
 }
 
 // observe reads the run's next event: it folds it in, and opens or ends
-// the spans it starts or ends. The tokens, most of a run's events, cost a
-// fold and a comparison.
+// the spans it starts or ends. The reply's text, most of a run's events,
+// costs a comparison, and is folded only for content, which alone reads
+// it.
 func (rt *runTrace) observe(e agent.Event) {
+	switch e.Type {
+	case agent.Token, agent.ThinkingDelta, agent.TextDelta:
+		if rt.content {
+			rt.fold.Add(e)
+		}
+		rt.output()
+		return
+	}
 	rt.fold.Add(e)
 	switch e.Type {
-	case agent.Token, agent.ThinkingDelta, agent.TextDelta, agent.ToolCallParsed:
-		if !rt.replied && rt.round != nil {
-			rt.replied = true
-			rt.round.AddEvent("toolscope.first_token")
-		}
-		if e.Type == agent.ToolCallParsed {
-			rt.callRead(e)
-		}
+	case agent.ToolCallParsed:
+		rt.output()
+		rt.callRead(e)
 	case agent.ToolCallInvalid, agent.ToolCallCut, agent.ToolCallInThinking:
 		rt.callRead(e)
 	case agent.RunStarted:
@@ -140,6 +144,15 @@ func (rt *runTrace) observe(e agent.Event) {
 		rt.failed(e)
 	case agent.RunFinished:
 		rt.finished()
+	}
+}
+
+// output marks the round's first output, once: a call its server parsed
+// may come before any text.
+func (rt *runTrace) output() {
+	if !rt.replied && rt.round != nil {
+		rt.replied = true
+		rt.round.AddEvent("toolscope.first_token")
 	}
 }
 

@@ -319,5 +319,3 @@ func hex(b []byte) string {
 	}
 	return string(out)
 }
-
-
