@@ -37,6 +37,15 @@
 // bytes (a run that outgrows them is stopped with a [LimitError]), the
 // finished runs kept, and how long a pause waits.
 //
+// # Observers
+//
+// [Hub.Observe] adds an [Observer], which each run shows its events to as
+// the agent emits them, on the run's goroutine, and whose context the run
+// runs under: a tracer or a meter of runs (package telemetry). A run keeps
+// the W3C trace context of the request that started it as text
+// ([Spec.Trace], [TraceContext]) for a tracer to carry on, and
+// [Hub.Viewers] counts the viewers following the Hub's runs.
+//
 // # History
 //
 // A Hub keeps a number of finished runs in memory ([NewHub]), dropping the

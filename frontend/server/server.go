@@ -20,6 +20,10 @@
 //     (auth_share.go), the guard against other web pages (auth_guard.go),
 //     and connections that have shown no token yet (auth_admission.go).
 //
+// GET /metrics serves Config.Metrics, Prometheus metrics that package
+// telemetry counts; a request's W3C trace context goes with the run it
+// starts (launch, in api_runs.go).
+//
 // What they share: the server and its routes (server.go), the listener
 // (listen.go), limits, security headers (protocol.go), strict JSON bodies
 // (decode.go), a request's settings read through engine.Settings.Apply
