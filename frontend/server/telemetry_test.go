@@ -240,4 +240,3 @@ func matches(labels []*dto.LabelPair, want map[string]string) bool {
 	}
 	return found == len(want)
 }
-
