@@ -3,6 +3,7 @@ package telemetry_test
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/toolscope/toolscope/engine"
@@ -37,19 +39,21 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// receiver is an OTLP/HTTP receiver: it takes the spans toolscope
-// exports, in protobuf, as a Collector would.
+// receiver takes the spans toolscope exports, as a Collector would:
+// over OTLP/HTTP in protobuf, or over OTLP/gRPC.
 type receiver struct {
-	*httptest.Server
+	coltracepb.UnimplementedTraceServiceServer
+	url   string
 	mu    sync.Mutex
 	spans []*tracepb.Span
 	// service is the service.name of the resource the spans came with.
 	service string
 }
 
+// newReceiver serves OTLP/HTTP.
 func newReceiver(t *testing.T) *receiver {
 	rc := &receiver{}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		var req coltracepb.ExportTraceServiceRequest
 		if err == nil {
@@ -60,22 +64,43 @@ func newReceiver(t *testing.T) *receiver {
 			http.Error(w, "not an OTLP export", http.StatusBadRequest)
 			return
 		}
-		rc.mu.Lock()
-		for _, rs := range req.ResourceSpans {
-			if v, ok := attrs(rs.Resource.Attributes)["service.name"]; ok {
-				rc.service = v.GetStringValue()
-			}
-			for _, ss := range rs.ScopeSpans {
-				rc.spans = append(rc.spans, ss.Spans...)
-			}
-		}
-		rc.mu.Unlock()
+		rc.Export(r.Context(), &req)
 		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		w.Write(out)
 	}))
-	t.Cleanup(rc.Close)
+	t.Cleanup(srv.Close)
+	rc.url = srv.URL
 	return rc
+}
+
+// newGRPCReceiver serves OTLP/gRPC.
+func newGRPCReceiver(t *testing.T) *receiver {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &receiver{url: "http://" + ln.Addr().String()}
+	srv := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(srv, rc)
+	go srv.Serve(ln)
+	t.Cleanup(srv.Stop)
+	return rc
+}
+
+// Export keeps the spans of an export.
+func (rc *receiver) Export(_ context.Context, req *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for _, rs := range req.ResourceSpans {
+		if v, ok := attrs(rs.Resource.Attributes)["service.name"]; ok {
+			rc.service = v.GetStringValue()
+		}
+		for _, ss := range rs.ScopeSpans {
+			rc.spans = append(rc.spans, ss.Spans...)
+		}
+	}
+	return &coltracepb.ExportTraceServiceResponse{}, nil
 }
 
 func attrs(kvs []*commonpb.KeyValue) map[string]*commonpb.AnyValue {
@@ -86,17 +111,29 @@ func attrs(kvs []*commonpb.KeyValue) map[string]*commonpb.AnyValue {
 	return m
 }
 
-// tracedRun runs message through a Hub traced to a receiver, on the demo
-// model with the calculator's MCP tools, and returns the spans received
-// and the run.
+// cleanEnv unsets the variables that would send a test's spans
+// elsewhere, or not at all.
+func cleanEnv(t *testing.T) {
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL",
+		"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_SERVICE_NAME", "OTEL_TRACES_SAMPLER",
+		"OTEL_RESOURCE_ATTRIBUTES", telemetry.EnvCaptureContent} {
+		t.Setenv(name, "")
+	}
+}
+
+// tracedRun runs message through a Hub traced to a receiver over
+// OTLP/HTTP, on the demo model with the calculator's MCP tools, and
+// returns the spans received and the run.
 func tracedRun(t *testing.T, message string, trace runs.TraceContext) (*receiver, *runs.Run) {
 	t.Helper()
 	rc := newReceiver(t)
-	for _, name := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL",
-		"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_SERVICE_NAME", "OTEL_TRACES_SAMPLER"} {
-		t.Setenv(name, "")
-	}
-	tracer, err := telemetry.Start(t.Context(), rc.URL)
+	return rc, runTo(t, rc, message, trace)
+}
+
+// runTo runs message through a Hub traced to rc.
+func runTo(t *testing.T, rc *receiver, message string, trace runs.TraceContext) *runs.Run {
+	t.Helper()
+	tracer, err := telemetry.Start(t.Context(), rc.url)
 	if err != nil || tracer == nil {
 		t.Fatalf("Start: %v, %v", tracer, err)
 	}
@@ -123,7 +160,7 @@ func tracedRun(t *testing.T, message string, trace runs.TraceContext) (*receiver
 	if err := tracer.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	return rc, r
+	return r
 }
 
 // tree is the spans received, by name, with their parents.
@@ -206,7 +243,7 @@ var contentKeys = []string{"gen_ai.input.messages", "gen_ai.output.messages", "g
 // tree the GenAI and MCP conventions name, its attributes, and no
 // content without the opt-in.
 func TestRunSpans(t *testing.T) {
-	t.Setenv(telemetry.EnvCaptureContent, "")
+	cleanEnv(t)
 	rc, r := tracedRun(t, "What is 15 times 27?", runs.TraceContext{})
 	tr := tree{t, rc.spans}
 	if rc.service != "toolscope" {
@@ -269,6 +306,7 @@ func TestRunSpans(t *testing.T) {
 // With the opt-in, the spans carry what the model read and wrote, and
 // the tool's arguments and result, in the conventions' shapes.
 func TestRunSpansWithContent(t *testing.T) {
+	cleanEnv(t)
 	t.Setenv(telemetry.EnvCaptureContent, "true")
 	rc, _ := tracedRun(t, "What is 15 times 27?", runs.TraceContext{})
 	tr := tree{t, rc.spans}
@@ -297,6 +335,7 @@ func TestRunSpansWithContent(t *testing.T) {
 // A run started by a request that carried a W3C trace context is part of
 // the caller's trace: its span is a child of the caller's.
 func TestRunJoinsTheCallersTrace(t *testing.T) {
+	cleanEnv(t)
 	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	rc, _ := tracedRun(t, "What is 15 times 27?", runs.TraceContext{Parent: "00-" + traceID + "-" + parentID + "-01"})
 	tr := tree{t, rc.spans}
@@ -318,4 +357,28 @@ func hex(b []byte) string {
 		out = append(out, digits[c>>4], digits[c&15])
 	}
 	return string(out)
+}
+
+// OTEL_EXPORTER_OTLP_PROTOCOL=grpc sends the spans over OTLP/gRPC, with
+// the resource the standard variables name; http/json, which Go's
+// exporters lack, is refused in words.
+func TestProtocolsAndResource(t *testing.T) {
+	cleanEnv(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+	t.Setenv("OTEL_SERVICE_NAME", "lab-toolscope")
+	rc := newGRPCReceiver(t)
+	runTo(t, rc, "What is 15 times 27?", runs.TraceContext{})
+	tree{t, rc.spans}.named("tools/call multiply", 1)
+	if rc.service != "lab-toolscope" {
+		t.Errorf("service.name %q, want OTEL_SERVICE_NAME's", rc.service)
+	}
+
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+	if _, err := telemetry.Start(t.Context(), rc.url); err == nil || !strings.Contains(err.Error(), `$OTEL_EXPORTER_OTLP_PROTOCOL "http/json" is not one toolscope speaks`) {
+		t.Errorf("Start with http/json: %v", err)
+	}
+	cleanEnv(t)
+	if tracer, err := telemetry.Start(t.Context(), ""); tracer != nil || err != nil {
+		t.Errorf("Start with no endpoint = %v, %v; want tracing off", tracer, err)
+	}
 }
