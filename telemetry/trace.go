@@ -120,7 +120,6 @@ func (rt *runTrace) observe(e agent.Event) {
 	switch e.Type {
 	case agent.ToolCallParsed:
 		rt.output()
-		rt.callRead(e)
 	case agent.ToolCallInvalid, agent.ToolCallCut, agent.ToolCallInThinking:
 		rt.callRead(e)
 	case agent.RunStarted:
@@ -221,7 +220,7 @@ func sampling(s *llm.Sampling) []attribute.KeyValue {
 }
 
 // callRead adds an event for a call the parser refused, or that was cut
-// off or written inside thinking, and counts the calls of the round.
+// off or written inside thinking.
 func (rt *runTrace) callRead(e agent.Event) {
 	if rt.round == nil {
 		return
