@@ -2,7 +2,8 @@
 # Runs telemetry's BenchmarkDelivery (a run streaming to a viewer with no
 # telemetry, with metrics, with traces, with traces and content) and
 # BenchmarkObserve (what each adds to one event) COUNT times, the cases
-# interleaved so that the machine's moods fall on all alike, and writes
+# interleaved, each run starting at the next case, so that neither the
+# machine's moods nor a case's place in the order favour one, and writes
 # the medians and ratios, with the date, Go version, machine and command
 # behind them, into docs/observability.md between its marks.
 #   COUNT=9 ./telemetry/bench.sh             more runs (default 5)
@@ -20,10 +21,20 @@ section=$(mktemp)
 trap 'rm -f "$bin" "$raw" "$section"' EXIT
 go test -c -o "$bin" ./telemetry
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+cases=()
+for pace in flat-out paced; do
+	for level in none metrics traces 'traces\+content'; do
+		cases+=("^BenchmarkDelivery\$/^$pace\$/^telemetry=$level\$")
+	done
+done
+cases+=('^BenchmarkObserve$')
 for i in $(seq "$count"); do
 	echo "bench.sh: run $i of $count" >&2
-	(cd telemetry && "$bin" -test.run '^$' -test.bench '^Benchmark(Delivery|Observe)$' -test.benchmem -test.count 1) |
-		sed 's/[[:space:]]*$//' >>"$raw"
+	for j in $(seq 0 $((${#cases[@]} - 1))); do
+		bench=${cases[$(((i + j) % ${#cases[@]}))]}
+		(cd telemetry && "$bin" -test.run '^$' -test.bench "$bench" -test.benchmem -test.count 1) |
+			sed 's/[[:space:]]*$//' | grep '^Benchmark' >>"$raw"
+	done
 done
 
 # table prints, per pace, the medians of events/s and p99-µs at each
@@ -97,7 +108,7 @@ fi
 {
 	echo "$start"
 	echo
-	echo "Each figure is the median of $count runs, the cases taking turns."
+	echo "Each figure is the median of $count runs, the cases taking turns, each run starting at the next case."
 	echo
 	table
 	echo
