@@ -582,7 +582,7 @@ func (r *run) execute(ctx context.Context, round int, rep *reply, c *Call) strin
 	}
 	var wire wireLog
 	began := time.Now()
-	result, err := r.agent.call(tools.WithRecorder(ctx, wire.add), r.tools, c)
+	result, err := r.agent.call(callContext(tools.WithRecorder(ctx, wire.add)), r.tools, c)
 	done := Event{Type: ToolFinished, Round: round, Call: c, DurationMS: millis(time.Since(began)), Wire: wire.messages()}
 	if err != nil {
 		done.Error, done.Stopped = err.Error(), errors.Is(err, errStopped)

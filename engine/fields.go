@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +26,8 @@ const (
 	GroupModel Group = "Model"
 	GroupTools Group = "Tools"
 	GroupLoop  Group = "Loop"
+	// GroupTraces are where a server's runs go as OpenTelemetry traces.
+	GroupTraces Group = "Traces"
 )
 
 // Field is one setting, declared once in [Fields]. Every shape a setting
@@ -117,6 +120,9 @@ var fields = []Field{
 	{Name: SettingEmbedModel, Group: GroupTools, Kind: "name",
 		Help:  "the Ollama model that embeds for --retriever embedding and hybrid",
 		value: text[string](func(s *Settings) *string { return &s.EmbedModel }), check: checkEmbedModel},
+	{Name: SettingOTLPEndpoint, Group: GroupTraces, Kind: "URL",
+		Help:  "send each run's spans (OpenTelemetry GenAI conventions) to this OTLP endpoint, such as http://127.0.0.1:4318 (Jaeger, Langfuse, Phoenix, a Collector); unset, $OTEL_EXPORTER_OTLP_ENDPOINT, and with neither no traces; the other $OTEL_* variables apply (docs/observability.md)",
+		value: text[string](func(s *Settings) *string { return &s.OTLPEndpoint }), check: checkOTLPEndpoint},
 }
 
 // Fields returns the settings, in the order help lists them.
@@ -271,6 +277,17 @@ func checkOpenAIBaseURL(s Settings) string {
 	}
 	if _, err := openai.ParseBaseURL(s.OpenAIBaseURL); err != nil {
 		return "is not an http or https URL such as http://127.0.0.1:8000/v1"
+	}
+	return ""
+}
+
+func checkOTLPEndpoint(s Settings) string {
+	if s.OTLPEndpoint == "" {
+		return ""
+	}
+	u, err := url.Parse(s.OTLPEndpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "is not an http or https URL such as http://127.0.0.1:4318"
 	}
 	return ""
 }

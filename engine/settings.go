@@ -96,6 +96,11 @@ type Settings struct {
 	// retrieve.DefaultEmbedModel. One per engine: a request cannot change
 	// it, since the engine keeps its vectors.
 	EmbedModel string
+	// OTLPEndpoint is where a server's runs are traced to, an OTLP
+	// endpoint's base URL; "" leaves it to $OTEL_EXPORTER_OTLP_ENDPOINT,
+	// and with neither nothing is traced. The engine does not read it: a
+	// program sets up tracing with package telemetry.
+	OTLPEndpoint string
 }
 
 // Tool retrieval's automatic default: a small model's context fits a
@@ -179,6 +184,7 @@ const (
 	SettingRetriever     Setting = "retriever"
 	SettingEmbedModel    Setting = "embed_model"
 	SettingMCPConfig     Setting = "mcp_config"
+	SettingOTLPEndpoint  Setting = "otlp_endpoint"
 )
 
 // SettingError is a setting whose value cannot be used.

@@ -37,6 +37,15 @@
 // bytes (a run that outgrows them is stopped with a [LimitError]), the
 // finished runs kept, and how long a pause waits.
 //
+// # Observers
+//
+// [Hub.Observe] adds an [Observer], which each run shows its events to as
+// the agent emits them, on the run's goroutine, and whose context the run
+// runs under: a tracer or a meter of runs (package telemetry). A run keeps
+// the W3C trace context of the request that started it as text
+// ([Spec.Trace], [TraceContext]) for a tracer to carry on, and
+// [Hub.Viewers] counts the viewers following the Hub's runs.
+//
 // # History
 //
 // A Hub keeps a number of finished runs in memory ([NewHub]), dropping the
@@ -115,6 +124,7 @@ type Hub struct {
 	convs     map[string]*conversation
 	archive   Archive // nil when runs do not outlive the Hub
 	noArchive string  // why, when the caller said
+	observers []Observer
 }
 
 type conversation struct {
@@ -165,6 +175,18 @@ type Spec struct {
 	// of its rounds; History then holds that run's conversation as it
 	// stood before the round.
 	ForkedFrom *Fork
+	// Trace is the trace context of the request that started the run,
+	// for an Observer that traces runs to carry on (see [Run.Trace]).
+	Trace TraceContext
+}
+
+// TraceContext is a W3C trace context as a request's headers carried it:
+// traceparent, tracestate and baggage, each "" when absent. A run keeps
+// it as text, so that this package knows nothing of tracing: a tracer
+// among the Hub's Observers makes the run's spans children of the
+// caller's span.
+type TraceContext struct {
+	Parent, State, Baggage string
 }
 
 // Fork is a rerun's lineage: the run it was forked from, and the round of
@@ -210,7 +232,7 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 	}
 	r := &Run{ID: newID("r"), ConversationID: convID, Message: spec.Message, Source: spec.Source,
 		UserAgent: spec.UserAgent, ForkedFrom: spec.ForkedFrom, Started: time.Now(), cancel: cancel, changed: make(chan struct{}), limits: h.limits,
-		OpensConversation: spec.ConversationID == "" && spec.History == nil}
+		OpensConversation: spec.ConversationID == "" && spec.History == nil, Trace: spec.Trace}
 	h.runs[r.ID] = r
 	h.order = append(h.order, r.ID)
 	rec := h.archive
@@ -225,16 +247,19 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 	if spec.History != nil {
 		run = a.Answer
 	}
+	observers := h.observers
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
+		ctx, observe := observeRun(ctx, r, observers)
 		res := run(ctx, &conv.Conversation, spec.Message, func(e agent.Event) {
 			if e.Type == agent.RunFinished {
 				// A viewer may send a follow-up as soon as it sees the run
 				// finish: the conversation must be free by then.
 				h.release(conv)
 			}
+			observe(e)
 			r.append(e)
 		})
 		r.finish(res)
@@ -396,6 +421,18 @@ func (h *Hub) Live() int {
 	return h.live
 }
 
+// Viewers returns the number of viewers following the kept runs: the
+// iterations of [Run.Encoded] in progress, a server's event streams.
+func (h *Hub) Viewers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, r := range h.runs {
+		n += r.Viewers()
+	}
+	return n
+}
+
 // Close cancels every run and waits for them to end.
 func (h *Hub) Close() { _ = h.Shutdown(context.Background()) }
 
@@ -433,7 +470,10 @@ type Run struct {
 	// an Archive gave back, which does not record it.
 	OpensConversation bool
 	Started           time.Time
-	cancel            context.CancelFunc
+	// Trace is the trace context of the request that started the run
+	// (see [Spec.Trace]); the zero TraceContext when none.
+	Trace  TraceContext
+	cancel context.CancelFunc
 	// stored: the run was loaded from an Archive (see [Restore]), not kept
 	// in memory since it ran.
 	stored bool
@@ -849,4 +889,43 @@ func Restore(s Stored) *Run {
 		r.setup = SetupOf(s.Events[0].Event())
 	}
 	return r
+}
+
+// Observer sees each run a Hub starts, event by event, as the agent emits
+// it: what a tracer or a meter of runs needs, where a [Recorder] reads
+// the events behind the live stream.
+type Observer interface {
+	// Observe is called on the run's goroutine before its first event.
+	// It returns the context the run runs under, derived from ctx, and
+	// the function that sees each of its events, called on the run's
+	// goroutine as the agent emits the event: it must return at once, or
+	// it slows the run.
+	Observe(ctx context.Context, r *Run) (context.Context, func(agent.Event))
+}
+
+// Observe makes the Hub show its runs to o, from the next run on.
+func (h *Hub) Observe(o Observer) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.observers = append(slices.Clip(h.observers), o)
+}
+
+// observeRun shows r to each of observers, and returns the context r
+// runs under and the function that shows them each event.
+func observeRun(ctx context.Context, r *Run, observers []Observer) (context.Context, func(agent.Event)) {
+	switch len(observers) {
+	case 0:
+		return ctx, func(agent.Event) {}
+	case 1:
+		return observers[0].Observe(ctx, r)
+	}
+	fns := make([]func(agent.Event), len(observers))
+	for i, o := range observers {
+		ctx, fns[i] = o.Observe(ctx, r)
+	}
+	return ctx, func(e agent.Event) {
+		for _, fn := range fns {
+			fn(e)
+		}
+	}
 }

@@ -166,6 +166,7 @@ type Store struct {
 	done  chan struct{}
 
 	failed atomic.Pointer[Error] // set once a write fails: history is then off
+	lag    atomic.Int64          // Lag's, in nanoseconds
 }
 
 // mark is a run that started, or finished.
@@ -291,6 +292,11 @@ func (s *Store) Status() runs.History {
 	}
 	return runs.History{On: true, Path: s.path}
 }
+
+// Lag is how far behind the live stream the history's last write was:
+// the age, when it was committed, of the oldest event it wrote; 0 once
+// the writer finds nothing left to write.
+func (s *Store) Lag() time.Duration { return time.Duration(s.lag.Load()) }
 
 // Sync returns once what the Store was told so far is committed, or has
 // failed to be.

@@ -36,6 +36,9 @@ type writer struct {
 	// live holds the runs in progress, each with how many of its events
 	// are written.
 	live map[*runs.Run]int
+	// oldest is when the oldest event of the commit in progress was
+	// recorded, for Lag.
+	oldest time.Time
 	chunker
 	stmts
 }
@@ -110,6 +113,7 @@ func (s *Store) flush(w *writer) {
 		return
 	}
 	if len(marks) == 0 && !w.pending() {
+		s.lag.Store(0)
 		return
 	}
 	if err := s.commit(w, marks); err != nil {
@@ -135,6 +139,7 @@ func (s *Store) commit(w *writer, marks []mark) error {
 	}
 	defer tx.Rollback()
 	finished := false
+	w.oldest = time.Time{}
 	for _, m := range marks {
 		if !m.finished {
 			w.live[m.run] = 0
@@ -162,7 +167,13 @@ func (s *Store) commit(w *writer, marks []mark) error {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if !w.oldest.IsZero() {
+		s.lag.Store(int64(time.Since(w.oldest)))
+	}
+	return nil
 }
 
 func (w *writer) writeStart(tx *sql.Tx, r *runs.Run) error {
@@ -187,6 +198,9 @@ func (w *writer) writeEvents(tx *sql.Tx, r *runs.Run) error {
 	}
 	if _, err := tx.Stmt(w.chunk).Exec(r.ID, written+1, w.pack(events[written:])); err != nil {
 		return err
+	}
+	if at := recordedAt(r, events[written]); w.oldest.IsZero() || at.Before(w.oldest) {
+		w.oldest = at
 	}
 	w.live[r] = len(events)
 	return nil
@@ -222,4 +236,14 @@ func describe(events []runs.Encoded) (backend string, setup runs.Setup, tools st
 		}
 	}
 	return backend, setup, strings.Join(called, " ")
+}
+
+// recordedAt is about when r recorded enc: when the run started, plus the
+// event's at_ms. Only the one field is decoded.
+func recordedAt(r *runs.Run, enc runs.Encoded) time.Time {
+	var e struct {
+		AtMS int64 `json:"at_ms"`
+	}
+	_ = json.Unmarshal(enc.JSON, &e) // the run encoded it from an agent.Event
+	return r.Started.Add(time.Duration(e.AtMS) * time.Millisecond)
 }

@@ -19,7 +19,7 @@ import (
 // stopped; Ctrl-C at the prompt, or a second one while a run is stopping,
 // leaves. ctx ending (SIGTERM) leaves at once.
 func chatCommand(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := newCommand("chat", "[flags]", stderr).withOutput()
+	c := newCommand("chat", "[flags]", stderr, engine.SettingOTLPEndpoint).withOutput()
 	var step bool
 	c.add(groupLoop, "step", "", "pause before each model call, tool call and tool response, and ask what to do (edit, fake, skip)", (*boolValue)(&step))
 	if _, code, ok := c.parse(args, operands{hint: "type each request at its > prompt"}); !ok {

@@ -61,7 +61,7 @@ func withSettingsTable(doc, table string) (string, error) {
 func settingsTable(fields []engine.Field) string {
 	defaults := engine.Defaults()
 	var b strings.Builder
-	for _, group := range []engine.Group{engine.GroupModel, engine.GroupTools, engine.GroupLoop} {
+	for _, group := range []engine.Group{engine.GroupModel, engine.GroupTools, engine.GroupLoop, engine.GroupTraces} {
 		fmt.Fprintf(&b, "\n**%s**\n\n| flag | variable | request field | default | meaning |\n| --- | --- | --- | --- | --- |\n", group)
 		for _, f := range fields {
 			if f.Group != group {

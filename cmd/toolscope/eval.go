@@ -82,6 +82,11 @@ func evalCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if history := c.openHistory(hub, stderr); history != nil {
 		defer closeHistory(history) // after hub.Close has ended the runs
 	}
+	stopTraces, code, ok := c.traceRuns(ctx, hub, stderr)
+	if !ok {
+		return code
+	}
+	defer stopTraces() // after hub.Close has ended the runs
 	defer hub.Close()
 	return f.run(ctx, c, e, hub, runner.Config{Suites: suites, Cells: cells, Base: e.Settings(), Options: selfAsMCP(),
 		Hub: hub, Parallel: f.parallel, Timeout: f.timeout, Log: c.mcpLog(stderr)}, stdout, stderr)

@@ -26,11 +26,12 @@ const (
 	groupModel  = string(engine.GroupModel)
 	groupLoop   = string(engine.GroupLoop)
 	groupTools  = string(engine.GroupTools)
+	groupTraces = string(engine.GroupTraces)
 	groupOutput = "Output"
 	groupServer = "Server"
 )
 
-var groupOrder = []string{groupModel, groupTools, groupLoop, groupOutput, groupServer}
+var groupOrder = []string{groupModel, groupTools, groupLoop, groupOutput, groupServer, groupTraces}
 
 // envPrefix starts the environment variable of a command's own flag, as
 // engine.Field.Env does a setting's: TOOLSCOPE_KEEP_RUNS for --keep-runs.

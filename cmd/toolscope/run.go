@@ -12,7 +12,8 @@ import (
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("run", `[flags] "request"`, stderr).withOutput()
+	// Traces are a server's and an eval's: a run in the terminal is read there.
+	c := newCommand("run", `[flags] "request"`, stderr, engine.SettingOTLPEndpoint).withOutput()
 	positional, code, ok := c.parse(args, operands{"a request", `e.g. toolscope run "What is 15 times 27?"`})
 	if !ok {
 		return code

@@ -16,6 +16,7 @@ import (
 	"github.com/toolscope/toolscope/frontend/server"
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/store"
+	"github.com/toolscope/toolscope/telemetry"
 )
 
 func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -65,11 +66,20 @@ func serveCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	access := c.access(ln.Addr())
 	hub := runs.NewHub(c.keepRuns, runs.Limits{MaxLive: maxLive, PauseTimeout: c.pauseTimeout})
+	gauges := telemetry.Gauges{LiveRuns: hub.Live, Viewers: hub.Viewers}
 	if history := c.openHistory(hub, stderr); history != nil {
 		defer closeHistory(history) // after srv.Shutdown has ended the runs
+		gauges.HistoryLag = history.Lag
 	}
+	metrics := telemetry.NewMetrics(gauges)
+	hub.Observe(metrics)
+	stopTraces, code, ok := c.traceRuns(ctx, hub, stdout)
+	if !ok {
+		return code
+	}
+	defer stopTraces() // after srv.Shutdown has ended the runs
 	srv := server.New(server.Config{Hub: hub, Engine: e, Access: access, APIStubs: apiStubs, V1BodyLimit: int(v1BodyLimit), ShareAPIRuns: shareAPIRuns,
-		EvalOptions: selfAsMCP()})
+		EvalOptions: selfAsMCP(), Metrics: metrics.Handler()})
 	info := e.Backend().Info()
 	fmt.Fprintf(stdout, "toolscope is serving http://%s (model %s on %s)\n", ln.Addr(), info.Model, info.Backend)
 	printAccess(stdout, stderr, ln.Addr(), access)

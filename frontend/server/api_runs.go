@@ -107,6 +107,7 @@ func (s *Server) launch(c *fiber.Ctx, settings engine.Settings, ts engine.Toolse
 	if err := s.checkModel(c, settings); err != nil {
 		return nil, err
 	}
+	spec.Trace = traceContext(c)
 	// The agent is built once the run is admitted: compiling an API
 	// client's tool schemas is work a refused run should not cost.
 	spec.Build = func() (*agent.Agent, error) {
@@ -127,6 +128,15 @@ func (s *Server) launch(c *fiber.Ctx, settings engine.Settings, ts engine.Toolse
 		return nil, startError(c, err)
 	}
 	return run, nil
+}
+
+// traceContext is the W3C trace context the request carries, which the
+// run carries on past the request: a tracer makes the run's spans
+// children of the caller's span. The headers are copied, since Fiber's
+// strings are only good until the handler returns.
+func traceContext(c *fiber.Ctx) runs.TraceContext {
+	header := func(name string) string { return strings.Clone(c.Get(name)) }
+	return runs.TraceContext{Parent: header("traceparent"), State: header("tracestate"), Baggage: header("baggage")}
 }
 
 // startError words why a run could not start.

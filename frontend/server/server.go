@@ -21,6 +21,10 @@
 //     (auth_share.go), the guard against other web pages (auth_guard.go),
 //     and connections that have shown no token yet (auth_admission.go).
 //
+// GET /metrics serves Config.Metrics, Prometheus metrics that package
+// telemetry counts; a request's W3C trace context goes with the run it
+// starts (launch, in api_runs.go).
+//
 // What they share: the server and its routes (server.go), the listener
 // (listen.go), limits, security headers (protocol.go), strict JSON bodies
 // (decode.go), a request's settings read through engine.Settings.Apply
@@ -37,6 +41,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
 	"github.com/toolscope/toolscope/engine"
@@ -100,6 +105,9 @@ type Config struct {
 	// for its cases' tools, such as engine.WithProgram for the bundled
 	// suites' "toolscope mcp …" servers.
 	EvalOptions []engine.Option
+	// Metrics, when set, serves GET /metrics (Prometheus' text format),
+	// to the operator alone when the server asks for tokens.
+	Metrics http.Handler
 }
 
 // Server serves the playground. Create it with New.
@@ -173,6 +181,9 @@ func (s *Server) routes() {
 	api.Get("/mcp", s.mcpServers)
 	api.Get("/share/qr.png", s.shareQR)
 	api.Get("/runs", s.listRuns)
+	if s.cfg.Metrics != nil {
+		s.app.Get("/metrics", adaptor.HTTPHandler(s.cfg.Metrics))
+	}
 	s.openAIRoutes()
 	s.app.Use(s.noRoute)
 }

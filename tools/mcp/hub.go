@@ -16,7 +16,11 @@
 //	registry, err := tools.NewRegistry(hub.Tools()...)
 //
 // Every call records the JSON-RPC messages it exchanged with
-// [tools.Record], so that front ends can show them beside the call.
+// [tools.Record], so that front ends can show them beside the call. With
+// an OpenTelemetry tracer provider set globally (package telemetry sets
+// one), each call is a client span "tools/call {tool}" under the span in
+// its context, and carries its trace context to the server in
+// params._meta and, over HTTP, in the request's headers.
 package mcp
 
 import (

@@ -28,6 +28,7 @@ var servers = map[string]func() *sdk.Server{
 	"growing":    growingServer,
 	"content":    contentServer,
 	"ordered":    orderedServer,
+	"meta":       metaServer,
 }
 
 // otherRoles are the roles of servers that misbehave or do without the

@@ -72,13 +72,12 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (s
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := session.CallTool(callCtx, &sdk.CallToolParams{
-		Name:      tool,
-		Arguments: args,
-		// The token lets the wiretap tell this call's messages from
-		// others'; servers may also report progress against it.
-		Meta: sdk.Meta{"progressToken": token},
-	})
+	// The token lets the wiretap tell this call's messages from others';
+	// servers may also report progress against it.
+	meta := sdk.Meta{"progressToken": token}
+	callCtx, span := s.traceCall(callCtx, tool, meta)
+	res, err := session.CallTool(callCtx, &sdk.CallToolParams{Name: tool, Arguments: args, Meta: meta})
+	s.endCall(span, session, tapped, err == nil && res.IsError, err, context.Cause(callCtx))
 	switch {
 	case err == nil:
 		text := resultText(res)

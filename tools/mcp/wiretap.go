@@ -30,6 +30,9 @@ type rpcMessage struct {
 	method string // "" for a response
 	token  string // the raw JSON progress token, of a tools/call or a progress notification
 	cancel string // the raw JSON id a notifications/cancelled refers to
+	// The trace context a tools/call carries in params._meta (see
+	// traceCall), for its HTTP request's headers.
+	traceparent, tracestate, baggage string
 }
 
 // parseMessages reads one JSON-RPC message, or a batch of them. It fails
@@ -73,6 +76,9 @@ func parseMessage(raw []byte) (rpcMessage, error) {
 	var params struct {
 		Meta struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
+			Traceparent   string          `json:"traceparent"`
+			Tracestate    string          `json:"tracestate"`
+			Baggage       string          `json:"baggage"`
 		} `json:"_meta"`
 		ProgressToken json.RawMessage `json:"progressToken"`
 		RequestID     json.RawMessage `json:"requestId"`
@@ -81,6 +87,7 @@ func parseMessage(raw []byte) (rpcMessage, error) {
 	switch m.method {
 	case "tools/call":
 		m.token = string(params.Meta.ProgressToken)
+		m.traceparent, m.tracestate, m.baggage = params.Meta.Traceparent, params.Meta.Tracestate, params.Meta.Baggage
 	case "notifications/progress":
 		m.token = string(params.ProgressToken)
 	case "notifications/cancelled":
@@ -114,6 +121,7 @@ type wiretap struct {
 type tappedCall struct {
 	ctx       context.Context // carries the recorder
 	token     string          // raw JSON
+	id        string          // the raw JSON id of its tools/call, once sent; guarded by the wiretap's mu
 	cancelled chan struct{}   // closed once a notifications/cancelled for the call is sent
 }
 
@@ -145,6 +153,17 @@ func (t *wiretap) track(ctx context.Context) (token string, c *tappedCall, stop 
 	}
 }
 
+// requestID is the JSON-RPC id of c's tools/call as text, "" before it
+// was sent.
+func (t *wiretap) requestID(c *tappedCall) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c.id == "" {
+		return ""
+	}
+	return unquoteID(c.id)
+}
+
 // record passes the messages that belong to a tracked call to its
 // recorder, and those that list tools to the schemas.
 func (t *wiretap) record(direction string, msgs []rpcMessage) {
@@ -171,6 +190,7 @@ func (t *wiretap) owner(direction string, m rpcMessage) (c *tappedCall, cancels 
 		c = t.tokens[m.token]
 		if c != nil && m.method == "tools/call" && direction == sent {
 			t.ids[m.id] = c
+			c.id = m.id
 		}
 	case m.cancel != "":
 		c = t.ids[m.cancel]
@@ -272,6 +292,7 @@ func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			body.Close()
 			if msgs, err := parseMessages(data); err == nil {
 				t.tap.record(sent, msgs)
+				traceHeaders(req.Header, msgs)
 			}
 		}
 	}
