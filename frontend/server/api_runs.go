@@ -132,11 +132,15 @@ func (s *Server) launch(c *fiber.Ctx, settings engine.Settings, ts engine.Toolse
 
 // traceContext is the W3C trace context the request carries, which the
 // run carries on past the request: a tracer makes the run's spans
-// children of the caller's span. The headers are copied, since Fiber's
-// strings are only good until the handler returns.
+// children of the caller's span.
 func traceContext(c *fiber.Ctx) runs.TraceContext {
-	header := func(name string) string { return strings.Clone(c.Get(name)) }
-	return runs.TraceContext{Parent: header("traceparent"), State: header("tracestate"), Baggage: header("baggage")}
+	return runs.TraceContext{Parent: keptHeader(c, "traceparent"), State: keptHeader(c, "tracestate"), Baggage: keptHeader(c, "baggage")}
+}
+
+// keptHeader is a request header copied for a run to keep: Fiber's
+// strings point into a buffer that the connection's next request reuses.
+func keptHeader(c *fiber.Ctx, name string) string {
+	return strings.Clone(c.Get(name))
 }
 
 // startError words why a run could not start.

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -397,6 +399,37 @@ func TestAPIRunsAreListedWithTheirSource(t *testing.T) {
 	if newest["source"] != "page" || oldest["source"] != "api" || oldest["user_agent"] != "my-agent/1.0" ||
 		oldest["message"] != "hi there" || oldest["status"] != "answered" || oldest["started_at"] == nil {
 		t.Fatalf("bad run list: %v", list)
+	}
+}
+
+// Fiber's header strings point into a buffer the next request on the
+// connection reuses: a run keeps its client's User-Agent only if it copies it.
+func TestARunKeepsItsUserAgentAfterTheNextRequest(t *testing.T) {
+	ts := start(t, setup{})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"model": "toolscope-demo", "messages": [{"role": "user", "content": "hi"}]}`
+	r := bufio.NewReader(conn)
+	for _, req := range []string{
+		"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: first-client/1.0\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body,
+		"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: XXXXXXXXXXXXXXXX\r\n\r\n",
+	} {
+		if _, err := conn.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	_, v := ts.get(t, "/api/runs")
+	list, _ := v["runs"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["user_agent"] != "first-client/1.0" {
+		t.Fatalf("the run's user agent changed with the next request: %v", list)
 	}
 }
 
