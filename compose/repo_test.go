@@ -49,11 +49,19 @@ func defaultProfiles(t *testing.T) []string {
 	return nil
 }
 
+// addOnProfiles start a service beside a model server's profile, not
+// instead of one.
+var addOnProfiles = []string{"jaeger"}
+
 func TestComposeYAMLIsValidInEveryProfile(t *testing.T) {
 	data := readRepoCompose(t)
 	sets := [][]string{defaultProfiles(t)}
 	for _, profile := range readProject(t, data).profiles() {
-		sets = append(sets, []string{profile})
+		if slices.Contains(addOnProfiles, profile) {
+			sets = append(sets, append(defaultProfiles(t), profile))
+		} else {
+			sets = append(sets, []string{profile})
+		}
 	}
 	checkFile(t, data, sets...)
 }
@@ -71,6 +79,7 @@ func TestComposeYAMLProfilesSwapTheModelServer(t *testing.T) {
 		{"docker compose up", defaultProfiles(t), []string{"ollama", "ollama-pull", "toolscope"}},
 		{"--profile gpu", []string{"gpu"}, []string{"ollama-gpu", "ollama-pull", "toolscope"}},
 		{"--profile vllm", []string{"vllm"}, []string{"toolscope-vllm", "vllm"}},
+		{"--profile ollama --profile jaeger", []string{"ollama", "jaeger"}, []string{"jaeger", "ollama", "ollama-pull", "toolscope"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -183,7 +192,7 @@ func TestChecksCatchABrokenFile(t *testing.T) {
 			[]string{"  toolscope-data:\n", ""},
 			[]string{"ollama"}, "toolscope mounts the volume toolscope-data, which the file does not declare"},
 		{"an MCP URL naming no service",
-			[]string{"--mcp, 'http://converter:8765/mcp']\n    environment:\n      OLLAMA_HOST", "--mcp, 'http://convertor:8765/mcp']\n    environment:\n      OLLAMA_HOST"},
+			[]string{"--mcp, 'http://converter:8765/mcp']\n    environment:\n      <<: *toolscope-env\n      OLLAMA_HOST", "--mcp, 'http://convertor:8765/mcp']\n    environment:\n      <<: *toolscope-env\n      OLLAMA_HOST"},
 			[]string{"ollama"}, "toolscope connects to http://convertor:8765/mcp, which no service started answers to"},
 		{"an MCP server listening on loopback only",
 			[]string{"command: [mcp, calculator, --transport, http, --addr, '0.0.0.0:8765']", "command: [mcp, calculator, --transport, http]"},
@@ -192,10 +201,10 @@ func TestChecksCatchABrokenFile(t *testing.T) {
 			[]string{"command: [mcp, converter, --transport, http, --addr, '0.0.0.0:8765']", "command: [mcp, converter]"},
 			[]string{"gpu"}, "toolscope connects to http://converter:8765/mcp, whose service serves no MCP over HTTP"},
 		{"an MCP URL at the SSE path",
-			[]string{"'http://calculator:8765/mcp', --mcp, 'http://converter:8765/mcp']\n    environment:\n      OPENAI", "'http://calculator:8765/sse', --mcp, 'http://converter:8765/mcp']\n    environment:\n      OPENAI"},
+			[]string{"'http://calculator:8765/mcp', --mcp, 'http://converter:8765/mcp']\n    environment:\n      <<: *toolscope-env\n      OPENAI", "'http://calculator:8765/sse', --mcp, 'http://converter:8765/mcp']\n    environment:\n      <<: *toolscope-env\n      OPENAI"},
 			[]string{"vllm"}, "toolscope-vllm connects to http://calculator:8765/sse, whose service serves http at /mcp"},
 		{"Ollama at a name no service has",
-			[]string{"      OLLAMA_HOST: ollama:11434\n      TOOLSCOPE_MODEL: ${TOOLSCOPE_MODEL:-qwen3:4b}\n      TOOLSCOPE_ALLOW_HOST", "      OLLAMA_HOST: olama:11434\n      TOOLSCOPE_MODEL: ${TOOLSCOPE_MODEL:-qwen3:4b}\n      TOOLSCOPE_ALLOW_HOST"},
+			[]string{"      OLLAMA_HOST: ollama:11434\n      TOOLSCOPE_MODEL: ${TOOLSCOPE_MODEL:-qwen3:4b}\n", "      OLLAMA_HOST: olama:11434\n      TOOLSCOPE_MODEL: ${TOOLSCOPE_MODEL:-qwen3:4b}\n"},
 			[]string{"gpu"}, "toolscope reaches Ollama at olama, which no service started answers to"},
 		{"the GPU Ollama without the name ollama",
 			[]string{"        aliases: [ollama]", "        aliases: [ollama-on-gpu]"},
