@@ -27,6 +27,8 @@ Usage:
                                     toolscope's own MCP servers
   toolscope tools list|search [flags] ["request"]
                                     the tools connected, or those a request would be offered, ranked
+  toolscope health [--addr host:port | --url URL]
+                                    whether a toolscope serve answers (GET /api/health), for a container's HEALTHCHECK
   toolscope version                 the version of toolscope and of Go it was built with
   toolscope help                    this text
 
@@ -80,6 +82,8 @@ func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin 
 		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "tools":
 		return toolsCommand(ctx, args[1:], stdout, stderr)
+	case "health":
+		return healthCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
