@@ -29,6 +29,10 @@ func healthCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if _, code, ok := c.parse(args, operands{"", "give the address with --addr or --url"}); !ok {
 		return code
 	}
+	if timeout <= 0 {
+		fmt.Fprintf(stderr, "toolscope health: --timeout %s must be more than 0\n", timeout)
+		return exitUsage
+	}
 	target, err := healthURL(addr, link)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolscope health: %v\n", err)
@@ -39,13 +43,13 @@ func healthCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	verdict, err := checkHealth(ctx, target)
 	where := "toolscope at " + origin(target)
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		fmt.Fprintf(stderr, "%s: no answer within %s\n", where, timeout)
-	case err != nil:
-		fmt.Fprintf(stderr, "%s: %v\n", where, err)
-	default:
+	case err == nil:
 		fmt.Fprintf(stdout, "%s %s\n", where, verdict)
 		return exitOK
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		fmt.Fprintf(stderr, "%s: no answer within %s\n", where, timeout)
+	default:
+		fmt.Fprintf(stderr, "%s: %v\n", where, err)
 	}
 	return exitError
 }

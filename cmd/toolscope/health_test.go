@@ -90,6 +90,7 @@ func TestHealthUsage(t *testing.T) {
 		{[]string{"--addr", "8000"}, `--addr "8000" is not host:port`},
 		{[]string{"--url", "127.0.0.1:8000"}, `--url "127.0.0.1:8000" is not an address`},
 		{[]string{"http://127.0.0.1:8000"}, "takes flags only"},
+		{[]string{"--timeout", "0s"}, "--timeout 0s must be more than 0"},
 	} {
 		if r := toolscope(t, "", append([]string{"health"}, c.args...)...); r.code != exitUsage || !strings.Contains(r.stderr, c.says) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, r.code, r.stderr, exitUsage, c.says)
