@@ -62,13 +62,14 @@ configurePodman() {
 # build builds the binary and the image from it, with --format docker:
 # podman's default, OCI, has no HEALTHCHECK and drops it. buildx sets
 # TARGETPLATFORM itself; podman 4.3 does too, but warns unless given it.
+# --layers=false keeps no image of the Dockerfile's empty stage behind.
 build() {
 	local arch
 	arch=$(go env GOARCH)
 	mkdir -p "$work/context/linux/$arch"
 	CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go build -trimpath -ldflags "-s -w" -o "$work/context/linux/$arch/toolscope" ./cmd/toolscope
 	cp Dockerfile "$work/context/"
-	podman build --quiet --format docker --build-arg BASE=scratch --build-arg TARGETPLATFORM="linux/$arch" -t "$image" "$work/context" >/dev/null
+	podman build --quiet --layers=false --format docker --build-arg BASE=scratch --build-arg TARGETPLATFORM="linux/$arch" -t "$image" "$work/context" >/dev/null
 }
 
 checkImage() {
