@@ -34,6 +34,8 @@ Usage:
                                     or VS Code config's MCP servers, each in a container
   toolscope pull [--ollama-host host] MODEL
                                     have Ollama pull a model, with a progress bar
+  toolscope health [--addr host:port | --url URL]
+                                    whether a toolscope serve answers (GET /api/health), for a container's HEALTHCHECK
   toolscope version                 the version of toolscope and of Go it was built with
   toolscope help                    this text
 
@@ -91,6 +93,8 @@ func run(ctx context.Context, interrupts <-chan os.Signal, args []string, stdin 
 		return composeCommand(args[1:], stdout, stderr)
 	case "pull":
 		return pullCommand(ctx, args[1:], stderr)
+	case "health":
+		return healthCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -9,11 +9,12 @@ import (
 
 // Set by the linker for builds the go command cannot stamp itself: a git
 // worktree, GOFLAGS=-buildvcs=false, a release built from a tarball.
-// start.sh sets them as in
+// start.sh sets the commit, its date and modified, as in
 //
 //	-X github.com/toolscope/toolscope/internal/buildinfo.commit=<hash>
 //
-// and they win over what the go command stamped.
+// and .goreleaser.yaml the version too, the release's tag. They win over
+// what the go command stamped.
 var version, commit, date, modified string
 
 // Info is which toolscope this is.
