@@ -48,6 +48,12 @@ type Options struct {
 	// default, 30 seconds, since npx, uvx or docker may first download
 	// the server.
 	HandshakeTimeout time.Duration
+	// StartWait is how long an HTTP server that refuses the connection,
+	// or whose host name does not resolve yet, is asked again: one that
+	// starts beside toolscope (Docker Compose starts services together)
+	// may not be listening yet. It is cut short by HandshakeTimeout. The
+	// default is 5 seconds.
+	StartWait time.Duration
 	// ShutdownTimeout is how long a stdio server may take to exit once its
 	// input is closed, and again once it has been sent SIGTERM, before it
 	// is killed. The default is 2 seconds.
@@ -63,6 +69,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = 30 * time.Second
+	}
+	if o.StartWait <= 0 {
+		o.StartWait = 5 * time.Second
 	}
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = 2 * time.Second

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -381,6 +382,52 @@ func TestBrokenServersAreReportedAndTheOthersWork(t *testing.T) {
 		t.Errorf("after Close the calculator is %s and the hub has tools %v", infos[4].State, names(hub.Tools()))
 	}
 }
+
+// A server that starts beside toolscope, as Docker Compose starts
+// services, is asked again until it listens.
+func TestAnHTTPServerNotListeningYetIsWaitedFor(t *testing.T) {
+	addr := nettest.ClosedAddress(t)
+	refused := make(chan struct{})
+	opts := quick
+	opts.StartWait = time.Minute
+	opts.Logger = slog.New(&onMessage{msg: "MCP server not listening yet; asking again", seen: refused})
+	h, err := mcpserver.Handler(mcpserver.Calculator(), mcp.TransportHTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		<-refused
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		srv := &http.Server{Handler: h}
+		t.Cleanup(func() { srv.Close() })
+		srv.Serve(l)
+	}()
+	hub := connect(t, opts, mcp.ServerSpec{Name: "late", URL: "http://" + addr + "/mcp"})
+	if out, err, _ := call(t, find(t, hub, "add"), `{"a": 1, "b": 2}`); err != nil || out != "3" {
+		t.Errorf("add = %q, %v", out, err)
+	}
+}
+
+// onMessage closes seen the first time a record's message is msg.
+type onMessage struct {
+	msg  string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (h *onMessage) Enabled(context.Context, slog.Level) bool { return true }
+func (h *onMessage) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.once.Do(func() { close(h.seen) })
+	}
+	return nil
+}
+func (h *onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *onMessage) WithGroup(string) slog.Handler      { return h }
 
 func TestHandshakeTimeout(t *testing.T) {
 	opts := quick

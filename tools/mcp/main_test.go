@@ -111,6 +111,7 @@ func overHTTP(t *testing.T, name string, s *sdk.Server, transport string) mcp.Se
 var quick = mcp.Options{
 	HandshakeTimeout: 10 * time.Second,
 	ShutdownTimeout:  50 * time.Millisecond,
+	StartWait:        100 * time.Millisecond,
 	Logger:           slog.New(slog.DiscardHandler),
 }
 

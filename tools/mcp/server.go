@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -99,7 +101,7 @@ func (s *server) connect(ctx context.Context) error {
 		Capabilities:           &sdk.ClientCapabilities{},
 		ToolListChangedHandler: s.toolsChanged,
 	})
-	s.session, err = client.Connect(s.ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	s.session, err = s.handshake(client, transport)
 	if err == nil {
 		err = s.listTools(s.ctx)
 	}
@@ -125,6 +127,31 @@ func (s *server) connect(ctx context.Context) error {
 	go s.watch()
 	go s.refreshTools()
 	return nil
+}
+
+// handshake connects client over transport. An HTTP server that is not
+// listening yet is asked again for StartWait, more slowly each time.
+func (s *server) handshake(client *sdk.Client, transport sdk.Transport) (*sdk.ClientSession, error) {
+	giveUp := time.Now().Add(s.opts.StartWait)
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		session, err := client.Connect(s.ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
+		if err == nil || s.proc != nil || !notListening(err) || time.Now().Add(wait).After(giveUp) {
+			return session, err
+		}
+		s.logger.Info("MCP server not listening yet; asking again", "url", s.spec.URL, "error", err)
+		select {
+		case <-s.ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// notListening tells whether err says that nothing listens at the
+// server's address yet: the connection refused, or the name unknown.
+func notListening(err error) bool {
+	var dnsErr *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dnsErr) && dnsErr.IsNotFound
 }
 
 func (s *server) transport() (sdk.Transport, error) {
