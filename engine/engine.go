@@ -113,6 +113,10 @@ func (f *Fallback) Reason() string {
 
 // String is the fallback as the log tells it.
 func (f *Fallback) String() string {
+	if fix := f.Fix(); fix != nil && fix.Setting == llm.SettingModel {
+		// Ollama answered: the reason says how to pull the model.
+		return f.Reason() + "\nStarting with the offline demo model instead."
+	}
 	return fmt.Sprintf("%s\n(No Ollama yet? Get it from https://ollama.com/download, then run 'ollama pull %s'.)\nStarting with the offline demo model instead.", f.Reason(), f.Model)
 }
 

@@ -41,9 +41,10 @@ func TestAutoChoosesOllamaWhenItHasTheModel(t *testing.T) {
 func TestAutoFallsBackToDemoAndSaysWhy(t *testing.T) {
 	for _, c := range []struct {
 		name, host, model, why string
+		getOllama              bool // whether the log tells where to get Ollama
 	}{
-		{"Ollama down", nettest.ClosedAddress(t), "", "'ollama serve'"},
-		{"model not pulled", ollamatest.New(t).Host(), "qwen9:1b", "ollama pull qwen9:1b"},
+		{"Ollama down", nettest.ClosedAddress(t), "", "'ollama serve'", true},
+		{"model not pulled", ollamatest.New(t).Host(), "qwen9:1b", "ollama pull qwen9:1b", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, log := start(t, engine.Settings{OllamaHost: c.host, Model: c.model})
@@ -56,6 +57,9 @@ func TestAutoFallsBackToDemoAndSaysWhy(t *testing.T) {
 			}
 			if !e.Backend().Info().Demo {
 				t.Error("the default backend is not the demo model")
+			}
+			if strings.Contains(log, "https://ollama.com/download") != c.getOllama {
+				t.Errorf("log = %q; want where to get Ollama only when it did not answer", log)
 			}
 			if !strings.Contains(log, "Starting with the offline demo model instead") || !strings.Contains(log, c.why) {
 				t.Errorf("log = %q", log)

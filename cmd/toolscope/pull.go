@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/toolscope/toolscope/engine"
+	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama"
 )
 
@@ -52,6 +53,13 @@ func pullFailed(ctx context.Context, err error, stderr io.Writer) int {
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "toolscope pull: stopped; Ollama keeps what it downloaded, and the next pull goes on from there")
 		return exitInterrupted
+	}
+	// A fix that names a setting (use the demo model) is for a run;
+	// a pull wants only the step outside toolscope.
+	var le *llm.Error
+	if errors.As(err, &le) && le.Fix != nil && le.Fix.Do != "" {
+		fmt.Fprintf(stderr, "toolscope pull: %s: %s\n", le.Problem, le.Fix.Do)
+		return exitError
 	}
 	fmt.Fprintf(stderr, "toolscope pull: %v\n", err)
 	return exitError

@@ -60,8 +60,8 @@ func TestPullFailureSaysWhy(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := toolscope(t, "", "pull", "--ollama-host", c.host, c.model)
-			if r.code != exitError || !strings.Contains(r.stderr, c.says) {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit %d saying %q", r.code, r.stderr, exitError, c.says)
+			if r.code != exitError || !strings.Contains(r.stderr, c.says) || strings.Contains(r.stderr, "backend") {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d saying %q, and no advice on the backend, which a pull has not", r.code, r.stderr, exitError, c.says)
 			}
 		})
 	}
