@@ -105,6 +105,12 @@ func checkHealth(ctx context.Context, target *url.URL) (string, error) {
 		if errors.As(err, &opErr) && opErr.Op == "dial" {
 			return "", fmt.Errorf("nothing answers: %v (is toolscope serve running, at this address?)", opErr.Err)
 		}
+		// A *url.Error quotes the URL, whose token a container's
+		// health log would keep: the caller names the origin.
+		var urlErr *url.Error
+		if errors.As(err, &urlErr) {
+			return "", urlErr.Err
+		}
 		return "", err
 	}
 	defer resp.Body.Close()

@@ -63,6 +63,11 @@ func TestHealthSaysWhatIsWrong(t *testing.T) {
 	defer notToolscope.Close()
 	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	defer silent.Close()
+	hangsUp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close()
+	}))
+	defer hangsUp.Close()
 	for _, c := range []struct {
 		name string
 		args []string
@@ -72,11 +77,15 @@ func TestHealthSaysWhatIsWrong(t *testing.T) {
 		{"Ollama gone", []string{"--addr", ollamaGone}, "serving, but ollama cannot answer: Ollama is not reachable at"},
 		{"another server's 401", []string{"--url", notToolscope.URL}, "GET /api/health answered 401 Unauthorized"},
 		{"no answer", []string{"--url", silent.URL, "--timeout", "300ms"}, "no answer within 300ms"},
+		{"hung up", []string{"--url", hangsUp.URL + "/?token=s3cret"}, "EOF"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := toolscope(t, "", append([]string{"health"}, c.args...)...)
 			if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, c.says) || strings.Count(r.stderr, "\n") != 1 {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d and one line with %q", r.code, r.stdout, r.stderr, exitError, c.says)
+			}
+			if strings.Contains(r.stderr, "s3cret") {
+				t.Errorf("stderr %q shows the token, which a container's health log keeps", r.stderr)
 			}
 		})
 	}

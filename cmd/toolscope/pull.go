@@ -158,7 +158,7 @@ func (v *pullLines) show(p ollama.Progress) {
 		v.status = p.Status
 		fmt.Fprintf(v.w, "%s: %s\n", v.model, p.Status)
 	}
-	if p.Layer == "" {
+	if p.Layer == "" || p.Total == 0 { // a layer Ollama has not sized yet
 		return
 	}
 	if tenth := int(p.Completed * 10 / p.Total); tenth > v.tenth {

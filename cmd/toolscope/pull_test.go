@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolscope/toolscope/internal/nettest"
+	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/ollama/ollamatest"
 )
 
@@ -173,5 +174,17 @@ func TestServeOffersToPull(t *testing.T) {
 				t.Errorf("serve offered a pull:\n%s", stderr)
 			}
 		})
+	}
+}
+
+// A layer Ollama announces before it knows the layer's size is a step
+// like any other in a log, not a division by zero.
+func TestPullLinesBeforeALayerIsSized(t *testing.T) {
+	var out strings.Builder
+	v := &pullLines{w: &out, model: "qwen3:4b"}
+	v.show(ollama.Progress{Status: "pulling 3e4cb1417446", Layer: "sha256:3e4cb1417446"})
+	v.show(ollama.Progress{Status: "pulling 3e4cb1417446", Layer: "sha256:3e4cb1417446", Completed: 600, Total: 1000})
+	if got, want := out.String(), "qwen3:4b: pulling 3e4cb1417446\nqwen3:4b: 60% (600 B of 1 KB)\n"; got != want {
+		t.Errorf("lines %q, want %q", got, want)
 	}
 }

@@ -45,6 +45,7 @@ const pullEventsPath = "/api/pull/events"
 type pulls struct {
 	mu      sync.Mutex
 	current *pullRun
+	running sync.WaitGroup // the pull's goroutine, which stop waits for
 }
 
 // start makes p the current pull, unless one is under way, which it
@@ -66,11 +67,13 @@ func (ps *pulls) latest() *pullRun {
 	return ps.current
 }
 
-// stop cancels the pull under way, if any (on shutdown).
+// stop cancels the pull under way, if any, and waits for it to end (on
+// shutdown: it must not switch an engine that is closing).
 func (ps *pulls) stop() {
 	if p := ps.latest(); p != nil {
 		p.cancel()
 	}
+	ps.running.Wait()
 }
 
 // pullRun is one pull: its progress as Ollama reports it, then how it
@@ -196,15 +199,17 @@ func (s *Server) startPull(c *fiber.Ctx) error {
 		cancel()
 		return writeJSON(c, fiber.StatusOK, running.status())
 	}
-	go func() {
+	s.pulls.running.Go(func() {
 		defer cancel()
 		err := b.Pull(ctx, p.progress)
 		var still *engine.Fallback
 		if err == nil {
 			still = e.Resettle(context.Background())
 		}
-		p.finish(err, ctx.Err() != nil, still)
-	}()
+		// A Cancel that comes while the engine switches is too late: the
+		// pull succeeded, and runs use the model.
+		p.finish(err, err != nil && ctx.Err() != nil, still)
+	})
 	return writeJSON(c, fiber.StatusCreated, p.status())
 }
 
