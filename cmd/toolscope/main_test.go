@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -337,42 +336,42 @@ func TestRunDemo(t *testing.T) {
 // TestServeFallsBackToDemo starts serve as start.sh does: with the
 // default backend, auto, and the address from the environment.
 func TestServeFallsBackToDemo(t *testing.T) {
-	cmd := exec.Command(binary, "serve", "--ollama-host", nettest.ClosedAddress(t))
-	cmd.Env = append(os.Environ(), "TOOLSCOPE_ADDR=127.0.0.1:0")
+	serving, stderr := serveUntilReady(t, "", "--ollama-host", nettest.ClosedAddress(t))
+	if !strings.Contains(serving, "(model toolscope-demo on demo)") {
+		t.Errorf("serve said %q, want the demo model", serving)
+	}
+	if !strings.Contains(stderr, "Starting with the offline demo model instead") {
+		t.Errorf("stderr does not say why: %s", stderr)
+	}
+}
+
+// serveUntilReady runs toolscope serve with stdin until it says where it
+// serves, then stops it with Ctrl-C, and returns that line and stderr.
+func serveUntilReady(t *testing.T, stdin string, args ...string) (serving, stderr string) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(), "TOOLSCOPE_ADDR=127.0.0.1:0", "TOOLSCOPE_DATA_DIR="+t.TempDir())
+	cmd.Stdin = strings.NewReader(stdin)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	var errs bytes.Buffer
+	cmd.Stderr = &errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	serving, err = bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
-		t.Fatalf("no address printed: %v", err)
-	}
-	url := line[strings.Index(line, "http://"):strings.Index(line, " (")]
-	resp, err := http.Get(url + "/api/health")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var health struct{ Demo, OK bool }
-	json.NewDecoder(resp.Body).Decode(&health)
-	resp.Body.Close()
-	if !health.Demo || !health.OK {
-		t.Fatalf("health = %+v, want the demo model", health)
+		cmd.Wait()
+		t.Fatalf("serve said no address: %v; stderr:\n%s", err, errs.String())
 	}
 	cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("serve did not stop cleanly on Ctrl-C: %v", err)
 	}
-	// stderr is read once the process is gone, since exec copies into it
-	// until then.
-	if !strings.Contains(stderr.String(), "Starting with the offline demo model instead") {
-		t.Fatalf("stderr does not say why: %s", stderr.String())
-	}
+	return serving, errs.String() // read once the process is gone
 }
 
 func TestRunWithMCPCalculator(t *testing.T) {

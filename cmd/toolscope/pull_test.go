@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -95,35 +94,6 @@ func TestPullStopsOnCtrlC(t *testing.T) {
 		t.Fatalf("exit code %d, then stderr %q; want %d, saying it stopped", code, rest, exitInterrupted)
 	}
 	<-ended // Ollama saw its client go
-}
-
-// serveUntilReady runs toolscope serve with stdin until it says where it
-// serves, then stops it with Ctrl-C, and returns that line and stderr.
-func serveUntilReady(t *testing.T, stdin string, args ...string) (serving, stderr string) {
-	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
-	cmd.Env = append(os.Environ(), "TOOLSCOPE_ADDR=127.0.0.1:0", "TOOLSCOPE_DATA_DIR="+t.TempDir())
-	cmd.Stdin = strings.NewReader(stdin)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errs bytes.Buffer
-	cmd.Stderr = &errs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	serving, err = bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		cmd.Wait()
-		t.Fatalf("serve said no address: %v; stderr:\n%s", err, errs.String())
-	}
-	cmd.Process.Signal(os.Interrupt)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("serve did not stop cleanly on Ctrl-C: %v", err)
-	}
-	return serving, errs.String() // read once the process is gone
 }
 
 // serve --offer-pull, which ./start.sh gives in a terminal, asks before

@@ -104,6 +104,13 @@ export class Pull {
       source.close();
       this.finish(JSON.parse(ev.data));
     });
+    // EventSource retries by itself while the server is away; it gives
+    // up when the server answers without the stream, as a restarted one
+    // does, which ended the pull.
+    source.addEventListener('error', () => {
+      if (source.readyState !== EventSource.CLOSED) return;
+      this.offer('The pull stopped: toolscope no longer has it (was it restarted?). Ollama keeps what it downloaded: pulling again goes on from there.', 'error', 'Try again');
+    });
   }
 
   /**
