@@ -91,14 +91,16 @@ func TestKeptRunsAreBoundedInBytes(t *testing.T) {
 }
 
 func TestShutdownDoesNotWaitForeverForARun(t *testing.T) {
-	stuck := make(chan struct{})
+	started, stuck := make(chan struct{}), make(chan struct{})
 	defer close(stuck)
 	deaf := tools.Func("send_mail", "Ignores cancellation.", json.RawMessage(`{"type":"object"}`),
-		func(context.Context, struct{}) (string, error) { <-stuck; return "sent", nil })
+		func(context.Context, struct{}) (string, error) { close(started); <-stuck; return "sent", nil })
 	h := NewHub(10)
 	if _, err := h.Start(Spec{Message: request, Agent: newAgent(t, deaf)}); err != nil {
 		t.Fatal(err)
 	}
+	// Cancelled before the tool, the run would end at once, as it should.
+	<-started
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := h.Shutdown(ctx); !errors.Is(err, context.Canceled) {
