@@ -94,3 +94,26 @@ func TestComposeMistakes(t *testing.T) {
 		}
 	}
 }
+
+func TestComposeReferencesSecretsInArguments(t *testing.T) {
+	config := writeConfig(t, `{"mcpServers": {
+  "postgres": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-postgres", "postgresql://ada:pg0secret@db.example.com/shop"]},
+  "weather": {"url": "https://mcp.example.com/mcp?api_key=weather0secret"}}}`)
+	r := toolscope(t, "", "compose", config)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, secret := range []string{"pg0secret", "weather0secret"} {
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("the output holds %q:\n%s\n%s", secret, r.stdout, r.stderr)
+		}
+	}
+	for _, want := range []string{
+		"set POSTGRES_PASSWORD (postgres's password in a URL in its arguments) before docker compose up",
+		"set WEATHER_API_KEY (weather's query api_key in its URL) before docker compose up",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
