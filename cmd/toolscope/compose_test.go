@@ -39,7 +39,7 @@ func TestComposeWritesTheFileAndSaysWhatItLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"command: [mcp, bridge, --addr, '0.0.0.0:8765', --, npx, -y, '@modelcontextprotocol/server-github']",
+		"command: [mcp, bridge, --addr, '0.0.0.0:8765', --no-auth, --, npx, -y, '@modelcontextprotocol/server-github']",
 		"GITHUB_PERSONAL_ACCESS_TOKEN: ${GITHUB_PERSONAL_ACCESS_TOKEN}",
 		"#   github-docker: runs docker, which needs the host's container engine",
 	} {
