@@ -91,10 +91,12 @@ func TestGenerate(t *testing.T) {
 				"linear": {placement: Remote, url: "https://mcp.linear.app/mcp"},
 				"legacy": {placement: Remote, url: "https://mcp.example.com/sse?tenant=$acme"}},
 			[]string{"LINEAR_AUTHORIZATION"}},
-		{"a server on the host's loopback", `{"mcpServers": {"dev": {"url": "http://localhost:3000/mcp"}, "dev6": {"url": "http://[::1]:3001/mcp"}}}`,
+		{"a server on the host's loopback", `{"mcpServers": {"dev": {"url": "http://localhost:3000/mcp"}, "dev6": {"url": "http://[::1]:3001/mcp"},
+			"any": {"url": "http://0.0.0.0:3002/mcp"}}}`,
 			map[string]want{
 				"dev":  {placement: Remote, url: "http://host.docker.internal:3000/mcp"},
-				"dev6": {placement: Remote, url: "http://host.docker.internal:3001/mcp"}},
+				"dev6": {placement: Remote, url: "http://host.docker.internal:3001/mcp"},
+				"any":  {placement: Remote, url: "http://host.docker.internal:3002/mcp"}},
 			nil},
 		{"servers no container can run", `{"mcpServers": {
 			"github-docker": {"command": "docker", "args": ["run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server"],

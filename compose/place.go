@@ -107,7 +107,7 @@ func (p *placed) placeRemote() {
 	p.sse = p.spec.Transport == mcp.TransportSSE
 	p.secrets = urlSecrets(p.spec.URL, -1, "its URL")
 	u, err := url.Parse(p.spec.URL)
-	if err == nil && isLoopback(u.Hostname()) {
+	if err == nil && meansTheHost(u.Hostname()) {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s is the host itself, which toolscope's container reaches as %s", u.Host, hostGateway))
 		p.onHost = true
 	}
@@ -157,12 +157,14 @@ func onHostGateway(u string) string {
 // maps it (extra_hosts: host.docker.internal:host-gateway).
 const hostGateway = "host.docker.internal"
 
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+// meansTheHost says whether a URL's host name is, to a client on the host,
+// the host itself: localhost, a loopback address, or the unspecified
+// address (0.0.0.0, ::), which a connection takes for the local host. Not
+// mcpbridge.Loopback's question (does a listening address keep others
+// out?), to which 0.0.0.0 answers the opposite.
+func meansTheHost(hostname string) bool {
+	ip := net.ParseIP(hostname)
+	return strings.EqualFold(hostname, "localhost") || ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // placeCommand picks the image for a stdio server and writes the command
