@@ -7,9 +7,14 @@
 // toolscope), where `toolscope mcp bridge` serves it over streamable HTTP;
 // a server reached by URL is given to toolscope as it is; toolscope reads
 // every server's URL from an MCP configuration the file carries inline.
-// Nothing secret is written: each value of a server's env, and of a
-// remote server's headers, becomes a ${VARIABLE} reference for Compose to
-// fill in from the shell or a .env file.
+// No value of a server's env, nor of a remote server's headers, is
+// written: each becomes a ${VARIABLE} reference for Compose to fill in
+// from the shell or a .env file. So do the secrets found in a server's
+// arguments and in a remote server's URL by the rules of secret.go: a
+// URL's password, and the value of a query parameter or a flag whose name
+// looks secret (api_key, --token). A secret no rule recognises (a token
+// given as a bare argument, or to a flag named otherwise) is written as it
+// is.
 //
 // Some servers cannot run in a container (one that runs docker, a program
 // at a path on the host, a web browser on a display, a runtime with no
@@ -62,7 +67,7 @@ type Server struct {
 	Placement Placement
 	Service   string // the compose service that runs it, when InContainer
 	Image     string // the image it runs in, when InContainer
-	Target    string // its command line or URL, as the configuration gave it
+	Target    string // its command line or URL, as the configuration gave it but for its secrets, written ${VARIABLE} ("…" when Refused)
 	Reason    string // why it was Refused
 	// Notes say what the file does that its reader should know: a path
 	// mounted read-only, a host name changed.
@@ -70,11 +75,15 @@ type Server struct {
 }
 
 // Variable is a value the file references but does not hold: a server's
-// env value or a remote server's header, to set before `docker compose up`.
+// env value, a remote server's header, or a secret of its arguments or
+// URL, to set before `docker compose up`.
 type Variable struct {
 	Name   string // as the file references it, ${Name}
 	Server string // the server it is for
-	For    string // what it fills: "env GITHUB_TOKEN", "header Authorization"
+	// For is what it fills: "env GITHUB_TOKEN", "header Authorization",
+	// "password in a URL in its arguments", "query api_key in its URL",
+	// "--api-key in its arguments".
+	For string
 }
 
 // Result is a compose file and what became of each server.

@@ -63,6 +63,8 @@ type placed struct {
 	spec    mcp.ServerSpec
 	runtime runtime
 	command []string // the command line the bridge starts, as the file writes it
+	program string   // the program it runs, as the image names it
+	skipped int      // the arguments unwrapShell took away: Windows' cmd /c
 	mounts  []string // host paths mounted read-only at the same place
 	native  bool     // a toolscope server that speaks HTTP itself, no bridge needed
 	url     string   // where toolscope reaches it, as the file writes it
@@ -74,11 +76,17 @@ type placed struct {
 	refs map[string]string
 	// argVariables are the variables its arguments reference.
 	argVariables []Variable
+	// secrets are the parts of its arguments or URL the file references
+	// rather than holds.
+	secrets []secret
 }
 
 // place decides where one server runs.
 func place(spec mcp.ServerSpec) placed {
-	p := placed{Server: Server{Name: spec.Name, Target: target(spec)}, spec: spec}
+	p := placed{Server: Server{Name: spec.Name}, spec: spec}
+	if spec.URL == "" {
+		p.secrets = argumentSecrets(spec.Args)
+	}
 	if spec.URL != "" {
 		p.placeRemote()
 	} else if reason := p.placeCommand(); reason != "" {
@@ -87,16 +95,9 @@ func place(spec mcp.ServerSpec) placed {
 	return p
 }
 
-func target(spec mcp.ServerSpec) string {
-	if spec.URL != "" {
-		return spec.URL
-	}
-	return strings.Join(append([]string{spec.Command}, spec.Args...), " ")
-}
-
-// placeRemote hands a URL to toolscope as it is, but for the loopback
-// address, which from toolscope's container is the container itself: the
-// host is host.docker.internal there.
+// placeRemote hands a URL to toolscope as it is, but for its secrets and
+// the loopback address, which from toolscope's container is the container
+// itself: the host is host.docker.internal there.
 func (p *placed) placeRemote() {
 	p.Placement = Remote
 	p.refs = map[string]string{}
@@ -104,30 +105,66 @@ func (p *placed) placeRemote() {
 		p.refs[header] = "" // named once every server is placed
 	}
 	p.sse = p.spec.Transport == mcp.TransportSSE
+	p.secrets = urlSecrets(p.spec.URL, -1, "its URL")
 	u, err := url.Parse(p.spec.URL)
-	if err == nil && isLoopback(u.Hostname()) {
-		port := u.Port()
-		u.Host = hostGateway
-		if port != "" {
-			u.Host = net.JoinHostPort(hostGateway, port)
+	if err == nil && meansTheHost(u.Hostname()) {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s is the host itself, which toolscope's container reaches as %s", u.Host, hostGateway))
+		p.onHost = true
+	}
+}
+
+// reference writes the server's command line or URL, and its Target, once
+// its secrets' variables are named: each secret a reference to its
+// variable, or "…" in a refused server's Target, which has none.
+func (p *placed) reference() {
+	if p.Placement == Remote {
+		p.Target = referenced(p.spec.URL, -1, p.secrets, unchanged)
+		p.url = referenced(p.spec.URL, -1, p.secrets, escape)
+		if p.onHost {
+			p.url = onHostGateway(p.url)
 		}
-		p.Notes = append(p.Notes, fmt.Sprintf("%s is the host itself, which toolscope's container reaches as %s", p.spec.URL, hostGateway))
-		p.url, p.onHost = escape(u.String()), true
 		return
 	}
-	p.url = escape(p.spec.URL)
+	words := []string{p.spec.Command}
+	for i, arg := range p.spec.Args {
+		words = append(words, referenced(arg, i, p.secrets, unchanged))
+	}
+	p.Target = strings.Join(words, " ")
+	if p.Placement == InContainer {
+		p.command = []string{p.program}
+		for i, arg := range p.spec.Args[p.skipped:] {
+			p.command = append(p.command, referenced(arg, p.skipped+i, p.secrets, editorReferences))
+		}
+	}
+}
+
+func unchanged(s string) string { return s }
+
+// onHostGateway is u with its host, the loopback, replaced by hostGateway.
+func onHostGateway(u string) string {
+	start, end, _ := authority(u)
+	if at := strings.LastIndex(u[start:end], "@"); at >= 0 {
+		start += at + 1
+	}
+	host := hostGateway
+	if _, port, err := net.SplitHostPort(u[start:end]); err == nil && port != "" {
+		host = net.JoinHostPort(hostGateway, port)
+	}
+	return u[:start] + host + u[end:]
 }
 
 // hostGateway is the name Docker gives the host inside a container that
 // maps it (extra_hosts: host.docker.internal:host-gateway).
 const hostGateway = "host.docker.internal"
 
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+// meansTheHost says whether a URL's host name is, to a client on the host,
+// the host itself: localhost, a loopback address, or the unspecified
+// address (0.0.0.0, ::), which a connection takes for the local host. Not
+// mcpbridge.Loopback's question (does a listening address keep others
+// out?), to which 0.0.0.0 answers the opposite.
+func meansTheHost(hostname string) bool {
+	ip := net.ParseIP(hostname)
+	return strings.EqualFold(hostname, "localhost") || ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // placeCommand picks the image for a stdio server and writes the command
@@ -158,12 +195,11 @@ func (p *placed) placeCommand() (refusal string) {
 	if refusal != "" {
 		return refusal
 	}
-	words, refusal := p.editorVariables(args)
-	if refusal != "" {
+	if refusal := p.editorVariables(args); refusal != "" {
 		return refusal
 	}
 	p.Placement, p.runtime, p.mounts = InContainer, rt, mounts
-	p.command = append([]string{program}, words...)
+	p.program, p.skipped = program, len(p.spec.Args)-len(args)
 	p.native = program == "toolscope" && len(args) == 2 && args[0] == "mcp" && !strings.HasPrefix(args[1], "-")
 	p.refs = map[string]string{}
 	for key := range p.spec.Env {
@@ -235,32 +271,37 @@ var imageDirs = []string{"/", "/bin", "/sbin", "/lib", "/lib64", "/usr", "/etc",
 // editorVariable matches VS Code's ${…} in a server's arguments.
 var editorVariable = regexp.MustCompile(`\$\{([^}]*)\}`)
 
-// editorVariables writes args for the file: VS Code's ${input:id} and
-// ${env:NAME} become Compose's ${ID} and ${NAME}, kept in p.argVariables, and
-// any other $ is escaped; VS Code's other variables (${workspaceFolder},
-// ${userHome}) are places on the host, which refuses the server.
-func (p *placed) editorVariables(args []string) (words []string, refusal string) {
+// editorVariables keeps in p.argVariables VS Code's ${input:id} and
+// ${env:NAME} of args, which the file references as ${ID} and ${NAME};
+// VS Code's other variables (${workspaceFolder}, ${userHome}) are places
+// on the host, which refuses the server.
+func (p *placed) editorVariables(args []string) (refusal string) {
 	for _, arg := range args {
-		var b strings.Builder
-		last := 0
-		for _, m := range editorVariable.FindAllStringSubmatchIndex(arg, -1) {
-			b.WriteString(escape(arg[last:m[0]]))
-			last = m[1]
-			name := arg[m[2]:m[3]]
-			kind, id, _ := strings.Cut(name, ":")
-			switch kind {
-			case "input", "env":
-				variable := variableName(id)
-				b.WriteString("${" + variable + "}")
-				p.argVariables = append(p.argVariables, Variable{Name: variable, Server: p.Name, For: "${" + name + "} in its arguments"})
-			default:
-				return nil, fmt.Sprintf("uses VS Code's ${%s}, a place on the host", name)
+		for _, m := range editorVariable.FindAllStringSubmatch(arg, -1) {
+			kind, id, _ := strings.Cut(m[1], ":")
+			if kind != "input" && kind != "env" {
+				return fmt.Sprintf("uses VS Code's ${%s}, a place on the host", m[1])
 			}
+			p.argVariables = append(p.argVariables, Variable{Name: variableName(id), Server: p.Name, For: "${" + m[1] + "} in its arguments"})
 		}
-		b.WriteString(escape(arg[last:]))
-		words = append(words, b.String())
 	}
-	return words, ""
+	return ""
+}
+
+// editorReferences writes text of an argument for the file: VS Code's
+// ${input:id} and ${env:NAME} become Compose's ${ID} and ${NAME}, and any
+// other $ is escaped.
+func editorReferences(text string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range editorVariable.FindAllStringSubmatchIndex(text, -1) {
+		b.WriteString(escape(text[last:m[0]]))
+		_, id, _ := strings.Cut(text[m[2]:m[3]], ":")
+		b.WriteString("${" + variableName(id) + "}")
+		last = m[1]
+	}
+	b.WriteString(escape(text[last:]))
+	return b.String()
 }
 
 // escape keeps a literal $ from Compose's interpolation; unescape is

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolscope/toolscope/tools/mcp"
 	"gopkg.in/yaml.v3"
 )
 
@@ -130,7 +131,7 @@ func TestGeneratedModelServersAreComposeYAMLs(t *testing.T) {
 	if err := yaml.Unmarshal(readRepoCompose(t), &repo); err != nil {
 		t.Fatal(err)
 	}
-	calculator := place(mustParseFlag(t, "toolscope mcp calculator"))
+	calculator := plan([]mcp.ServerSpec{mustParseFlag(t, "toolscope mcp calculator")}).placed[0]
 	cases := []struct {
 		repo      string
 		generated *service

@@ -205,7 +205,9 @@ func (p *planned) connects() bool {
 // image with toolscope copied in, or, for toolscope's own servers, in
 // toolscope's image over their own HTTP transport.
 func mcpService(server placed) *service {
-	bridge := append([]string{"mcp", "bridge", "--addr", listenAddr, "--"}, server.command...)
+	// --no-auth: the bridge asks no token, as it listens on the compose
+	// network only; no port of it is published on the host.
+	bridge := append([]string{"mcp", "bridge", "--addr", listenAddr, "--no-auth", "--"}, server.command...)
 	s := &service{Restart: "unless-stopped"}
 	switch {
 	case server.runtime.image != "":
@@ -371,6 +373,9 @@ func serviceComment(s placed) string {
 		how = "behind toolscope mcp bridge, in toolscope's image"
 	}
 	lines := []string{fmt.Sprintf("MCP server %s: %s", s.Name, s.Target), how + "."}
+	if !s.native {
+		lines = append(lines, "The bridge asks no token (--no-auth): only the compose network reaches it, no port is published.")
+	}
 	for _, note := range s.Notes {
 		lines = append(lines, "Note: "+note+".")
 	}

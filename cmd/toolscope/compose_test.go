@@ -39,7 +39,7 @@ func TestComposeWritesTheFileAndSaysWhatItLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"command: [mcp, bridge, --addr, '0.0.0.0:8765', --, npx, -y, '@modelcontextprotocol/server-github']",
+		"command: [mcp, bridge, --addr, '0.0.0.0:8765', --no-auth, --, npx, -y, '@modelcontextprotocol/server-github']",
 		"GITHUB_PERSONAL_ACCESS_TOKEN: ${GITHUB_PERSONAL_ACCESS_TOKEN}",
 		"#   github-docker: runs docker, which needs the host's container engine",
 	} {
@@ -91,6 +91,29 @@ func TestComposeMistakes(t *testing.T) {
 		r := toolscope(t, "", c.args...)
 		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, r.code, r.stderr, c.code, c.want)
+		}
+	}
+}
+
+func TestComposeReferencesSecretsInArguments(t *testing.T) {
+	config := writeConfig(t, `{"mcpServers": {
+  "postgres": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-postgres", "postgresql://ada:pg0secret@db.example.com/shop"]},
+  "weather": {"url": "https://mcp.example.com/mcp?api_key=weather0secret"}}}`)
+	r := toolscope(t, "", "compose", config)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, secret := range []string{"pg0secret", "weather0secret"} {
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("the output holds %q:\n%s\n%s", secret, r.stdout, r.stderr)
+		}
+	}
+	for _, want := range []string{
+		"set POSTGRES_PASSWORD (postgres's password in a URL in its arguments) before docker compose up",
+		"set WEATHER_API_KEY (weather's query api_key in its URL) before docker compose up",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
 }
