@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/toolscope/toolscope/agent"
@@ -11,6 +12,24 @@ import (
 )
 
 type callKey struct{}
+
+// probeRegistry offers send_mail, which puts the context's callKey
+// value, at the time it runs, in seen.
+func probeRegistry(t *testing.T, seen *any) *tools.Registry {
+	t.Helper()
+	probe := tools.Func(tools.SendMail, "Send an email.", json.RawMessage(`{"type": "object"}`),
+		func(ctx context.Context, _ map[string]any) (string, error) {
+			*seen = ctx.Value(callKey{})
+			return "sent", nil
+		})
+	registry, err := tools.NewRegistry(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return registry
+}
+
+const sendMail = "Send an email to john@example.com about tomorrow's standup"
 
 // A run under WithCallContext runs each tool under the context its
 // function derives, right after the call's ToolStarted event: what a
@@ -26,18 +45,27 @@ func TestToolsRunUnderTheCallContext(t *testing.T) {
 		return context.WithValue(ctx, callKey{}, derived)
 	})
 	var seen any
-	probe := tools.Func(tools.SendMail, "Send an email.", json.RawMessage(`{"type": "object"}`),
-		func(ctx context.Context, _ map[string]any) (string, error) {
-			seen = ctx.Value(callKey{})
-			return "sent", nil
-		})
-	registry, err := tools.NewRegistry(probe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := agent.New(agent.Config{Backend: demo.New(demo.Config{}), Tools: registry})
-	a.Run(ctx, &agent.Conversation{}, "Send an email to john@example.com about tomorrow's standup", func(e agent.Event) { events = append(events, e) })
+	a := agent.New(agent.Config{Backend: demo.New(demo.Config{}), Tools: probeRegistry(t, &seen)})
+	a.Run(ctx, &agent.Conversation{}, sendMail, func(e agent.Event) { events = append(events, e) })
 	if derived != 1 || seen != 1 {
 		t.Errorf("the context was derived %d times, and the tool saw %v; want once, and 1", derived, seen)
+	}
+}
+
+// A second WithCallContext, a second observer's, derives from what the
+// first derived: the tool runs under both, the later over the earlier.
+func TestCallContextsChain(t *testing.T) {
+	ctx := agent.WithCallContext(t.Context(), func(ctx context.Context) context.Context {
+		return context.WithValue(ctx, callKey{}, []string{"first"})
+	})
+	ctx = agent.WithCallContext(ctx, func(ctx context.Context) context.Context {
+		before, _ := ctx.Value(callKey{}).([]string)
+		return context.WithValue(ctx, callKey{}, append(before, "second"))
+	})
+	var seen any
+	a := agent.New(agent.Config{Backend: demo.New(demo.Config{}), Tools: probeRegistry(t, &seen)})
+	a.Run(ctx, &agent.Conversation{}, sendMail, func(agent.Event) {})
+	if got, _ := seen.([]string); !slices.Equal(got, []string{"first", "second"}) {
+		t.Errorf("the tool ran under %v, want both derivations, [first second]", seen)
 	}
 }

@@ -22,37 +22,22 @@ for i in $(seq "$count"); do
 done
 
 # table prints, per case, the medians of events/s and p99-µs with the
-# history off and on.
+# history off and on (internal/streambench/medians.awk takes the medians).
 table() {
-	awk '$1 ~ /^BenchmarkDelivery\// {
-		split($1, name, "/"); sub(/-[0-9]+$/, "", name[3]); sub(/^history=/, "", name[3])
-		for (i = 3; i < NF; i++) {
-			if ($(i+1) == "events/s") eps = $i
-			if ($(i+1) == "p99-µs") p99 = $i
-		}
+	awk -f internal/streambench/medians.awk "$raw" | awk -F'\t' '$1 ~ /^BenchmarkDelivery\// {
+		split($1, name, "/"); sub(/^history=/, "", name[3])
 		if (!(name[2] in seen)) { seen[name[2]] = 1; cases[++ncases] = name[2] }
-		k = name[2] SUBSEP name[3]
-		n = ++count[k]; e[k, n] = eps; p[k, n] = p99
-	}
-	function median(a, k,   c, j, l, x, s) {
-		c = count[k]
-		# An insertion sort: mawk, the awk of Debian, has no asort.
-		for (j = 1; j <= c; j++) {
-			x = a[k, j] + 0
-			for (l = j - 1; l >= 1 && s[l] > x; l--) s[l+1] = s[l]
-			s[l+1] = x
-		}
-		return c % 2 ? s[(c+1)/2] : (s[c/2] + s[c/2+1]) / 2
+		m[name[2], name[3], $2] = $3
 	}
 	END {
 		print "| model | events/s, history off | on | on / off | p99 µs, off | on | added p99 |"
 		print "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 		for (i = 1; i <= ncases; i++) {
-			c = cases[i]; off = c SUBSEP "off"; on = c SUBSEP "on"
-			eoff = median(e, off); eon = median(e, on); poff = median(p, off); pon = median(p, on)
+			c = cases[i]
+			eoff = m[c, "off", "events/s"]; eon = m[c, "on", "events/s"]; poff = m[c, "off", "p99-µs"]; pon = m[c, "on", "p99-µs"]
 			printf "| %s | %.0f | %.0f | %.1f%% | %.0f | %.0f | %+.0f µs |\n", c, eoff, eon, 100 * eon / eoff, poff, pon, pon - poff
 		}
-	}' "$raw"
+	}'
 }
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)

@@ -37,42 +37,31 @@ for i in $(seq "$count"); do
 	done
 done
 
+# medians prints the median of each metric of each benchmark, a
+# tab-separated line each, as store's bench.sh reads its own.
+medians() { awk -f internal/streambench/medians.awk "$raw"; }
+
 # table prints, per pace, the medians of events/s and p99-µs at each
 # level of telemetry, and the ratios that matter: metrics against none
 # (what tracing off costs), traces against metrics (what tracing on costs).
 table() {
-	awk '$1 ~ /^BenchmarkDelivery\// {
-		split($1, name, "/"); sub(/-[0-9]+$/, "", name[3]); sub(/^telemetry=/, "", name[3])
-		for (i = 3; i < NF; i++) {
-			if ($(i+1) == "events/s") eps = $i
-			if ($(i+1) == "p99-µs") p99 = $i
-		}
+	medians | awk -F'\t' '$1 ~ /^BenchmarkDelivery\// {
+		split($1, name, "/"); sub(/^telemetry=/, "", name[3])
 		if (!(name[2] in seen)) { seen[name[2]] = 1; paces[++npaces] = name[2] }
-		k = name[2] SUBSEP name[3]
-		n = ++count[k]; e[k, n] = eps; p[k, n] = p99
-	}
-	function median(a, k,   c, j, l, x, s) {
-		c = count[k]
-		# An insertion sort: mawk, the awk of Debian, has no asort.
-		for (j = 1; j <= c; j++) {
-			x = a[k, j] + 0
-			for (l = j - 1; l >= 1 && s[l] > x; l--) s[l+1] = s[l]
-			s[l+1] = x
-		}
-		return c % 2 ? s[(c+1)/2] : (s[c/2] + s[c/2+1]) / 2
+		m[name[2], name[3], $2] = $3
 	}
 	END {
 		print "| model | events/s: none | metrics | traces | traces + content | metrics / none | traces / metrics | traces + content / metrics | p99 µs: none | metrics | traces | traces + content |"
 		print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 		for (i = 1; i <= npaces; i++) {
 			c = paces[i]
-			en = median(e, c SUBSEP "none"); em = median(e, c SUBSEP "metrics")
-			et = median(e, c SUBSEP "traces"); ec = median(e, c SUBSEP "traces+content")
+			en = m[c, "none", "events/s"]; em = m[c, "metrics", "events/s"]
+			et = m[c, "traces", "events/s"]; ec = m[c, "traces+content", "events/s"]
 			printf "| %s | %.0f | %.0f | %.0f | %.0f | %.1f%% | %.1f%% | %.1f%% | %.0f | %.0f | %.0f | %.0f |\n", c, en, em, et, ec,
 				100 * em / en, 100 * et / em, 100 * ec / em,
-				median(p, c SUBSEP "none"), median(p, c SUBSEP "metrics"), median(p, c SUBSEP "traces"), median(p, c SUBSEP "traces+content")
+				m[c, "none", "p99-µs"], m[c, "metrics", "p99-µs"], m[c, "traces", "p99-µs"], m[c, "traces+content", "p99-µs"]
 		}
-	}' "$raw"
+	}'
 }
 
 # perEvent prints the medians of BenchmarkObserve's ns/event, and what
@@ -81,33 +70,17 @@ table() {
 # level measured alone, which the machine's moods move less than they
 # move throughput.
 perEvent() {
-	awk '$1 ~ /^BenchmarkDelivery\/flat-out\/telemetry=none/ {
-		for (i = 3; i < NF; i++) if ($(i+1) == "events/s") base[++nbase] = $i
-	}
-	$1 ~ /^BenchmarkObserve\// {
-		split($1, name, "/"); sub(/-[0-9]+$/, "", name[2]); sub(/^telemetry=/, "", name[2])
-		for (i = 3; i < NF; i++) if ($(i+1) == "ns/event") v = $i
-		if (!(name[2] in seen)) { seen[name[2]] = 1; levels[++nlevels] = name[2] }
-		n = ++count[name[2]]; x[name[2], n] = v
-	}
-	function median(a, c, k,   j, l, y, s) {
-		for (j = 1; j <= c; j++) {
-			y = (k == "" ? a[j] : a[k, j]) + 0
-			for (l = j - 1; l >= 1 && s[l] > y; l--) s[l+1] = s[l]
-			s[l+1] = y
-		}
-		return c % 2 ? s[(c+1)/2] : (s[c/2] + s[c/2+1]) / 2
+	medians | awk -F'\t' '$1 == "BenchmarkDelivery/flat-out/telemetry=none" && $2 == "events/s" { event = 1e9 / $3 }
+	$1 ~ /^BenchmarkObserve\// && $2 == "ns/event" {
+		split($1, name, "/"); sub(/^telemetry=/, "", name[2])
+		levels[++nlevels] = name[2]; cost[nlevels] = $3
 	}
 	END {
-		event = 1e9 / median(base, nbase, "")
 		printf "An event of the live stream costs %.0f ns with no telemetry, flat out (the median above). What each level adds to one event of a run of 5,000 tokens (BenchmarkObserve):\n\n", event
 		print "| telemetry | ns per event | share of the cost of an event |"
 		print "| --- | ---: | ---: |"
-		for (i = 1; i <= nlevels; i++) {
-			m = median(x, count[levels[i]], levels[i])
-			printf "| %s | %.1f | %.1f%% |\n", levels[i], m, 100 * m / event
-		}
-	}' "$raw"
+		for (i = 1; i <= nlevels; i++) printf "| %s | %.1f | %.1f%% |\n", levels[i], cost[i], 100 * cost[i] / event
+	}'
 }
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)

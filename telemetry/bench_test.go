@@ -2,51 +2,26 @@ package telemetry_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/internal/streambench"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/demo"
 	"github.com/toolscope/toolscope/runs"
 	"github.com/toolscope/toolscope/telemetry"
-	"github.com/toolscope/toolscope/tools"
 )
 
-// chatty is the demo model with a reply of numbered tokens, sent as fast
-// as the run takes them, or paced; sent[i] is when token i left it. It is
-// store's benchmark model, so that the figures compare.
-type chatty struct {
-	*demo.Model
-	sent  []atomic.Int64
-	paced bool // 1ms every 20 tokens: at most 20,000 tokens a second
-}
-
-func (m *chatty) Stream(ctx context.Context, in llm.Input, fn func(llm.Chunk) error) (llm.Stats, error) {
-	for i := range m.sent {
-		if m.paced && i%20 == 19 {
-			time.Sleep(time.Millisecond)
-		}
-		m.sent[i].Store(time.Now().UnixNano())
-		if err := fn(llm.Chunk{Content: fmt.Sprintf("%d ", i)}); err != nil {
-			return llm.Stats{}, err
-		}
-	}
-	return llm.Stats{DoneReason: "stop"}, nil
-}
-
-// BenchmarkDelivery runs a model that writes 5,000 tokens (about 10,000
-// events) to one viewer, flat out or paced, with telemetry at each of its
+// BenchmarkDelivery is streambench's delivery of a run to one viewer, as
+// store's benchmark runs it for the history, with telemetry at each of its
 // levels: none (toolscope before it), metrics (a server with tracing
 // off), traces (and metrics, spans exported over OTLP/HTTP to an
 // in-process receiver), and traces with content. events/s is the
@@ -75,33 +50,7 @@ func BenchmarkDelivery(b *testing.B) {
 					defer tracer.Shutdown(context.Background())
 					h.Observe(tracer)
 				}
-				registry, err := tools.NewRegistry(tools.Stubs(0)...)
-				if err != nil {
-					b.Fatal(err)
-				}
-				model := &chatty{Model: demo.New(demo.Config{}), sent: make([]atomic.Int64, 5000), paced: pace == "paced"}
-				a := agent.New(agent.Config{Backend: model, Tools: registry})
-				var latencies []time.Duration
-				events := 0
-				for b.Loop() {
-					r, err := h.Start(runs.Spec{Message: "talk", Agent: a})
-					if err != nil {
-						b.Fatal(err)
-					}
-					for enc := range r.Encoded(context.Background(), 0) {
-						events++
-						if enc.Type != agent.Token {
-							continue
-						}
-						now := time.Now().UnixNano()
-						if i, err := strconv.Atoi(strings.TrimSpace(enc.Event().Text)); err == nil {
-							latencies = append(latencies, time.Duration(now-model.sent[i].Load()))
-						}
-					}
-				}
-				slices.Sort(latencies)
-				b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-				b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds()), "p99-µs")
+				streambench.Delivery(b, h, demo.New(demo.Config{}), pace == "paced")
 			})
 		}
 	}

@@ -25,30 +25,33 @@ import (
 
 // A request that carries a W3C trace context, to /v1 or to /api/runs,
 // starts a run whose spans are in the caller's trace, under its span.
+// Each path is called in a trace of its own, so that a path that lost
+// the caller's context cannot pass on the other's spans.
 func TestRunsJoinTheCallersTrace(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tracer := telemetry.NewTracer(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)), false)
 	ts := start(t, setup{config: func(c *server.Config) { c.Hub.Observe(tracer) }})
-	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-	headers := map[string]string{"traceparent": "00-" + traceID + "-" + parentID + "-01", "tracestate": "vendor=1"}
 
-	for path, body := range map[string]string{
-		"/v1/chat/completions": `{"model": "toolscope-demo", "messages": [{"role": "user", "content": "Hello"}]}`,
-		"/api/runs":            `{"message": "Hello"}`,
+	for _, call := range []struct{ path, body, traceID, parentID string }{
+		{"/v1/chat/completions", `{"model": "toolscope-demo", "messages": [{"role": "user", "content": "Hello"}]}`,
+			"4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"},
+		{"/api/runs", `{"message": "Hello"}`,
+			"0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"},
 	} {
-		resp, answer := ts.call(t, http.MethodPost, path, body, headers)
+		headers := map[string]string{"traceparent": "00-" + call.traceID + "-" + call.parentID + "-01", "tracestate": "vendor=1"}
+		resp, answer := ts.call(t, http.MethodPost, call.path, call.body, headers)
 		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
-			t.Fatalf("%s = %d %s", path, resp.StatusCode, answer)
+			t.Fatalf("%s = %d %s", call.path, resp.StatusCode, answer)
 		}
 		ts.waitIdle(t)
 		var root sdktrace.ReadOnlySpan
 		for _, s := range rec.Ended() {
-			if s.Name() == "invoke_agent toolscope" && s.Parent().TraceID().String() == traceID {
+			if s.Name() == "invoke_agent toolscope" && s.SpanContext().TraceID().String() == call.traceID {
 				root = s
 			}
 		}
-		if root == nil || root.Parent().SpanID().String() != parentID || !root.Parent().IsRemote() || root.Parent().TraceState().Get("vendor") != "1" {
-			t.Fatalf("%s: no run's span under the caller's %s in trace %s", path, parentID, traceID)
+		if root == nil || root.Parent().SpanID().String() != call.parentID || !root.Parent().IsRemote() || root.Parent().TraceState().Get("vendor") != "1" {
+			t.Fatalf("%s: no run's span under the caller's %s in trace %s", call.path, call.parentID, call.traceID)
 		}
 		rounds := 0
 		for _, s := range rec.Ended() {
@@ -57,7 +60,7 @@ func TestRunsJoinTheCallersTrace(t *testing.T) {
 			}
 		}
 		if rounds == 0 {
-			t.Errorf("%s: the run's rounds are not in the caller's trace", path)
+			t.Errorf("%s: the run's rounds are not in the caller's trace", call.path)
 		}
 	}
 }
@@ -146,6 +149,11 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The Hub retires a run, and counts it out of the live runs, after
+	// its last event: each run is waited for until the Hub is idle, so
+	// that the next starts after it and the scrape sees none live.
+	idle := make(chan struct{}, 1)
+	ts.hub.OnIdle(func() { idle <- struct{}{} })
 	dialects := streamparser.DialectNames()
 	for _, name := range dialects {
 		d, _ := streamparser.ParseDialect(name)
@@ -157,6 +165,7 @@ func TestMetrics(t *testing.T) {
 		}
 		for range r.Events(t.Context(), 0) {
 		}
+		<-idle
 	}
 
 	for who, headers := range map[string]map[string]string{"nobody": nil, "the viewer": bearer(tokens.Viewer)} {
