@@ -147,6 +147,7 @@ func TestMCPBridgeUsage(t *testing.T) {
 		{[]string{"mcp", "bridge"}, "toolscope mcp bridge needs the command of a stdio MCP server, e.g. toolscope mcp bridge -- npx"},
 		{[]string{"mcp", "bridge", "--tokn", "x", "--", "toolscope", "mcp", "calculator"}, "toolscope mcp bridge: unknown flag --tokn; did you mean --token?"},
 		{[]string{"mcp", "bridge", "--transport", "pigeon", "--", "toolscope", "mcp", "calculator"}, `toolscope mcp bridge: unknown transport "pigeon"; use http or sse`},
+		{[]string{"mcp", "bridge", "--max-sessions", "0", "--", "toolscope", "mcp", "calculator"}, "toolscope mcp bridge: --max-sessions must be 1 or more"},
 		// told at once, not when the first client comes
 		{[]string{"mcp", "bridge", "--", "no-such-mcp-server", "--flag"}, `toolscope mcp bridge: cannot run "no-such-mcp-server": executable file not found in $PATH; install it, or give its full path`},
 	} {

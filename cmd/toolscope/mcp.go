@@ -78,6 +78,7 @@ func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	addr := fs.String("addr", mcpAddr, "where to listen; 0.0.0.0:8765 to be reached from other machines or containers")
 	transport := fs.String("transport", "", "http (streamable HTTP at /mcp) or sse (the older HTTP+SSE transport at /sse); both when not given")
 	token := fs.String("token", "", "a bearer token every request must carry, as the header Authorization: Bearer TOKEN (default $"+bridgeTokenEnv+")")
+	maxSessions := fs.Int("max-sessions", mcpbridge.DefaultMaxSessions, "sessions, and so processes, at once; a client past them is refused (HTTP 503) until one ends")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stderr, "Usage: toolscope mcp bridge [--addr host:port] [--transport http|sse] [--token TOKEN] -- COMMAND [ARG…]")
@@ -87,6 +88,10 @@ func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "toolscope mcp bridge: %s\n", flagProblem(fs, err))
+		return exitUsage
+	}
+	if *maxSessions < 1 {
+		fmt.Fprintln(stderr, "toolscope mcp bridge: --max-sessions must be 1 or more")
 		return exitUsage
 	}
 	command := fs.Args()
@@ -104,9 +109,10 @@ func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	bridge, err := mcpbridge.New(command, mcpbridge.Options{
-		Transport: *transport,
-		Token:     *token,
-		Logger:    slog.New(slog.NewTextHandler(stderr, nil)),
+		Transport:   *transport,
+		Token:       *token,
+		MaxSessions: *maxSessions,
+		Logger:      slog.New(slog.NewTextHandler(stderr, nil)),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "toolscope mcp bridge: %v\n", err)
