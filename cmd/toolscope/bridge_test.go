@@ -140,6 +140,30 @@ func TestMCPBridgeToken(t *testing.T) {
 	}
 }
 
+// The servers the bridge starts do not inherit its token: their tools
+// could hand it out.
+func TestMCPBridgeKeepsItsTokenFromTheServers(t *testing.T) {
+	envCommand, err := exec.LookPath("env")
+	if err != nil {
+		t.Skip("no env command to print a server's environment")
+	}
+	// env prints its environment on stdout, which the bridge logs since it
+	// is not JSON-RPC.
+	b := startBridge(t, []string{bridgeTokenEnv + "=s3cret", "BRIDGE_TEST_MARK=inherited"}, "--addr", "127.0.0.1:0", "--", envCommand)
+	spec := mcp.ServerSpec{Name: "env", URL: b.urls[0], Headers: map[string]string{"Authorization": "Bearer s3cret"}}
+	if hub, err := mcp.Connect(context.Background(), []mcp.ServerSpec{spec}, mcp.Options{Logger: slog.New(slog.DiscardHandler)}); err == nil {
+		hub.Close()
+		t.Fatal("env answered initialize")
+	}
+	log := b.stop(t)
+	if !strings.Contains(log, "stdout: BRIDGE_TEST_MARK=inherited") {
+		t.Fatalf("the server's environment is not in the log:\n%s", log)
+	}
+	if strings.Contains(log, "stdout: "+bridgeTokenEnv) {
+		t.Errorf("the server inherited %s:\n%s", bridgeTokenEnv, log)
+	}
+}
+
 // Reachable from other machines without a token, the bridge does not
 // start, and says both ways out.
 func TestMCPBridgeRefusesToServeOthersWithoutAToken(t *testing.T) {

@@ -103,6 +103,9 @@ func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *token == "" {
 		*token = os.Getenv(bridgeTokenEnv)
 	}
+	// The children inherit the bridge's environment, and a server's tools
+	// (a shell's, say) could hand the token to whoever calls them.
+	os.Unsetenv(bridgeTokenEnv)
 	if command[0] == "toolscope" {
 		// As in --mcp: this very binary, which may not be on PATH.
 		if self, err := os.Executable(); err == nil {
