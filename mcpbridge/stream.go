@@ -67,9 +67,9 @@ func (st *stream) push(data []byte, answers bool) (startedDropping bool) {
 	return startedDropping
 }
 
-// answered counts an answer owed that will not come (a request the
-// client cancelled).
-func (st *stream) answered() {
+// answerWillNotCome counts an answer owed that will not come (a request
+// the client cancelled).
+func (st *stream) answerWillNotCome() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.owed--
