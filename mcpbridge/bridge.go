@@ -13,6 +13,8 @@
 // session without an open request for [Options.IdleTimeout], or the
 // child exits, or the Bridge is closed. Clients share nothing: one's
 // roots, subscriptions and state are never another's.
+// At most [Options.MaxSessions] are open at once: past them, a client
+// that would open one more is answered 503 Service Unavailable.
 //
 // # A pass-through
 //
@@ -79,6 +81,10 @@ const (
 	PathSSE  = "/sse" // HTTP+SSE
 )
 
+// DefaultMaxSessions bounds the processes a bridge runs at once, which
+// clients could otherwise start without end.
+const DefaultMaxSessions = 32
+
 // Options tunes a Bridge. The zero value serves both transports, with no
 // token.
 type Options struct {
@@ -88,6 +94,11 @@ type Options struct {
 	// Token, when set, is the bearer token every request must carry, as
 	// "Authorization: Bearer TOKEN".
 	Token string
+	// MaxSessions is how many sessions, and so child processes, may be
+	// open at once; a client that would open one more is answered 503
+	// Service Unavailable until one ends. The default is
+	// DefaultMaxSessions.
+	MaxSessions int
 	// IdleTimeout ends a session that has had no HTTP request open for so
 	// long: its client went away without a word. Clients that keep their
 	// GET stream open are never idle. The default is 30 minutes.
@@ -103,6 +114,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 30 * time.Minute
 	}
@@ -245,6 +259,9 @@ func (b *Bridge) open(transport string, r *http.Request) (*session, error) {
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, errors.New("the bridge is shutting down")
+	}
+	if len(b.sessions) >= b.opts.MaxSessions {
+		return nil, fmt.Errorf("the bridge has %d sessions open, as many as it serves at once; try again once a client ends its own", len(b.sessions))
 	}
 	b.count++
 	s := newSession(b, rand.Text(), fmt.Sprintf("session %d", b.count), transport, r.RemoteAddr)

@@ -441,3 +441,53 @@ func nextEvent(t *testing.T, stream *bufio.Reader) string {
 		}
 	}
 }
+
+// Past MaxSessions, a client that would open one more session, and start
+// one more process, is refused with 503 and the reason, until one ends.
+func TestSessionsAreLimited(t *testing.T) {
+	opts := quiet
+	opts.MaxSessions = 2
+	_, url := bridge(t, command("lab"), opts)
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`
+	var clients []*wireClient
+	for range opts.MaxSessions {
+		c := &wireClient{url: url + mcpbridge.PathHTTP}
+		c.post(t, initialize)
+		clients = append(clients, c)
+	}
+
+	const why = "the bridge has 2 sessions open, as many as it serves at once; try again once a client ends its own"
+	extra := &wireClient{url: url + mcpbridge.PathHTTP}
+	resp := extra.send(t, initialize)
+	if body := readAll(t, resp); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `"id":1,"error":{"code":-32603,"message":"toolscope mcp bridge: `+why) {
+		t.Errorf("initialize past the limit: %s %s, want 503 and a JSON-RPC error saying why", resp.Status, body)
+	}
+	if extra.session != "" {
+		t.Errorf("a refused initialize opened session %q", extra.session)
+	}
+	req, _ := http.NewRequest("GET", url+mcpbridge.PathSSE, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		resp.Body.Close() // an event stream, which would not end
+		t.Errorf("an SSE session past the limit: %s, want 503", resp.Status)
+	} else if body := readAll(t, resp); !strings.Contains(body, why) {
+		t.Errorf("an SSE session past the limit: %s, want the reason, %q", body, why)
+	}
+
+	// Once a client ends its session, another may open one.
+	req, _ = http.NewRequest("DELETE", clients[0].url, nil)
+	req.Header.Set("Mcp-Session-Id", clients[0].session)
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	if readAll(t, resp); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %s", resp.Status)
+	}
+	if events := extra.post(t, initialize); len(events) != 1 || extra.session == "" {
+		t.Errorf("initialize once a session ended: session %q, events %q", extra.session, events)
+	}
+}

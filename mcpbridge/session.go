@@ -42,13 +42,13 @@ type session struct {
 	endOnce sync.Once
 	why     string // why it ended; set before ended is closed
 
-	mu       sync.Mutex
-	open     int                    // HTTP requests being served
-	idle     *time.Timer            // ends the session when no request has been open for IdleTimeout
-	over     bool                   // end has begun: no more idle timers
-	requests map[jsonrpc.ID]pending // the client's requests the child has yet to answer
-	progress map[string]jsonrpc.ID  // their progress tokens, as raw JSON
-	stopped  string                 // once the child has stopped, or the session ended, the error every request gets
+	mu         sync.Mutex
+	open       int                    // HTTP requests being served
+	idle       *time.Timer            // ends the session when no request has been open for IdleTimeout
+	over       bool                   // end has begun: no more idle timers
+	requests   map[jsonrpc.ID]pending // the client's requests the child has yet to answer
+	progress   map[string]jsonrpc.ID  // their progress tokens, as raw JSON
+	stopReason string                 // once the child has stopped, or the session ended, the error every request gets
 }
 
 // pending is a request of the client's that the child has yet to answer.
@@ -106,8 +106,8 @@ func (s *session) end(why string) {
 		s.bridge.forget(s)
 		s.mu.Lock()
 		s.over = true
-		if s.stopped == "" {
-			s.stopped = "toolscope mcp bridge: the session has ended: " + why
+		if s.stopReason == "" {
+			s.stopReason = "toolscope mcp bridge: the session has ended: " + why
 		}
 		if s.idle != nil {
 			s.idle.Stop()
@@ -124,9 +124,9 @@ func (s *session) end(why string) {
 func (s *session) fromClient(msgs []jsonrpc.Message, st *stream) {
 	s.startOnce.Do(s.start)
 	for _, msg := range msgs {
-		if stopped := s.admit(msg, st); stopped != "" {
+		if reason := s.admit(msg, st); reason != "" {
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-				s.refuse(req.ID, st, stopped)
+				s.refuse(req.ID, st, reason)
 			}
 			continue
 		}
@@ -174,7 +174,7 @@ func (s *session) run() {
 	select {
 	case <-s.ended:
 	case <-childGone:
-		gone := s.child.Ended()
+		gone := s.child.HowEnded()
 		if !errors.Is(readErr, io.EOF) {
 			gone = fmt.Sprintf("it wrote what is not JSON-RPC: %v", readErr)
 		}
@@ -195,13 +195,14 @@ func (s *session) run() {
 // end.
 func (s *session) serverStopped(why string) {
 	s.mu.Lock()
-	s.stopped = "toolscope mcp bridge: " + why
+	reason := "toolscope mcp bridge: " + why
+	s.stopReason = reason
 	left := s.requests
 	s.requests = make(map[jsonrpc.ID]pending)
 	clear(s.progress)
 	s.mu.Unlock()
 	for id, p := range left {
-		s.refuse(id, p.st, s.stopped)
+		s.refuse(id, p.st, reason)
 	}
 	short, _, _ := strings.Cut(why, ";") // the server's last output is in the log already
 	if s.transport == mcp.TransportHTTP {
@@ -275,12 +276,12 @@ func (s *session) route(msg jsonrpc.Message) (st *stream, answers, ok bool) {
 // admit notes a request of the client's that the child is to answer on
 // st, and forgets one the client cancelled. Once the session can no longer
 // answer, it notes nothing and returns why.
-func (s *session) admit(msg jsonrpc.Message, st *stream) (stopped string) {
+func (s *session) admit(msg jsonrpc.Message, st *stream) (stopReason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	req, ok := msg.(*jsonrpc.Request)
 	switch {
-	case s.stopped != "" || !ok:
+	case s.stopReason != "" || !ok:
 	case req.IsCall():
 		p := pending{st: st, token: progressToken(req.Params, true)}
 		s.requests[req.ID] = p
@@ -298,11 +299,11 @@ func (s *session) admit(msg jsonrpc.Message, st *stream) (stopped string) {
 		if p, waiting := s.requests[id]; err == nil && waiting {
 			s.forget(id)
 			if p.st != nil {
-				p.st.answered() // the child need not answer, and the client waits no more
+				p.st.answerWillNotCome() // the child need not answer, and the client waits no more
 			}
 		}
 	}
-	return s.stopped
+	return s.stopReason
 }
 
 // forget forgets request id and its progress token; s.mu is held.

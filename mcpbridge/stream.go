@@ -67,9 +67,9 @@ func (st *stream) push(data []byte, answers bool) (startedDropping bool) {
 	return startedDropping
 }
 
-// answered counts an answer owed that will not come (a request the
-// client cancelled).
-func (st *stream) answered() {
+// answerWillNotCome counts an answer owed that will not come (a request
+// the client cancelled).
+func (st *stream) answerWillNotCome() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.owed--
@@ -85,9 +85,12 @@ func (st *stream) signal() {
 
 // carry writes the stream's messages to w as they come, until the stream
 // is done, ctx ends (the client went away) or stop is closed (the session
-// ended).
+// ended). Once stop is closed it still writes what the stream holds: the
+// errors a session queues as it ends may come after the last look at the
+// queue, and with the wake-up that stop races.
 func (st *stream) carry(ctx context.Context, stop <-chan struct{}, w http.ResponseWriter) {
 	rc := http.NewResponseController(w)
+	stopping := false
 	for {
 		data, done := st.next()
 		switch {
@@ -99,13 +102,15 @@ func (st *stream) carry(ctx context.Context, stop <-chan struct{}, w http.Respon
 				return
 			}
 			continue
+		case stopping:
+			return
 		}
 		select {
 		case <-st.wake:
 		case <-ctx.Done():
 			return
 		case <-stop:
-			return
+			stopping = true
 		}
 	}
 }

@@ -81,7 +81,7 @@ func (b *Bridge) postStreamable(w http.ResponseWriter, r *http.Request) {
 		}
 		var err error
 		if s, err = b.open(mcp.TransportHTTP, r); err != nil {
-			http.Error(w, "Service Unavailable: "+err.Error(), http.StatusServiceUnavailable)
+			refuseInitialize(w, msgs[0].(*jsonrpc.Request).ID, err)
 			return
 		}
 		w.Header().Set(sessionHeader, s.id)
@@ -174,6 +174,17 @@ func (b *Bridge) getSSE(w http.ResponseWriter, r *http.Request) {
 		s.standalone.carry(r.Context(), s.ended, w)
 	}
 	s.end("the client disconnected") // unless it ended otherwise first
+}
+
+// refuseInitialize answers an initialize that could not open a session,
+// 503 Service Unavailable, with a JSON-RPC error that says why: clients
+// show the error in the body, where they show a text body as a status.
+func refuseInitialize(w http.ResponseWriter, id jsonrpc.ID, why error) {
+	resp := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "toolscope mcp bridge: " + why.Error()}}
+	data, _ := jsonrpc.EncodeMessage(resp) // an ID that was decoded, and a string: nothing that fails to encode
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write(data) // a client gone needs no answer
 }
 
 // startEvents begins an event stream, at once: the client learns that

@@ -107,7 +107,7 @@ func TestMCPBridgeServesTheCalculator(t *testing.T) {
 }
 
 // Reachable from other machines, the bridge wants a token, from
-// $TOOLSCOPE_BRIDGE_TOKEN or --token; without one it warns.
+// $TOOLSCOPE_BRIDGE_TOKEN or --token, or --no-auth.
 func TestMCPBridgeToken(t *testing.T) {
 	b := startBridge(t, []string{bridgeTokenEnv + "=s3cret"}, "--addr", "0.0.0.0:0", "--", "toolscope", "mcp", "calculator")
 	listening, err := url.Parse(b.urls[0])
@@ -133,9 +133,45 @@ func TestMCPBridgeToken(t *testing.T) {
 		t.Errorf("a warning, with a token:\n%s", log)
 	}
 
-	b = startBridge(t, nil, "--addr", "0.0.0.0:0", "--", "toolscope", "mcp", "calculator")
-	if log := b.stop(t); !strings.Contains(log, "warning: 0.0.0.0:0 can be reached from other machines, and without a token anyone who reaches it runs the tools of") {
-		t.Errorf("no warning without a token:\n%s", log)
+	// --no-auth serves without one, and warns.
+	b = startBridge(t, nil, "--addr", "0.0.0.0:0", "--no-auth", "--", "toolscope", "mcp", "calculator")
+	if log := b.stop(t); !strings.Contains(log, "WARNING: --no-auth: anyone who can reach 0.0.0.0:0 runs the tools of") {
+		t.Errorf("no warning with --no-auth:\n%s", log)
+	}
+}
+
+// The servers the bridge starts do not inherit its token: their tools
+// could hand it out.
+func TestMCPBridgeKeepsItsTokenFromTheServers(t *testing.T) {
+	envCommand, err := exec.LookPath("env")
+	if err != nil {
+		t.Skip("no env command to print a server's environment")
+	}
+	// env prints its environment on stdout, which the bridge logs since it
+	// is not JSON-RPC.
+	b := startBridge(t, []string{bridgeTokenEnv + "=s3cret", "BRIDGE_TEST_MARK=inherited"}, "--addr", "127.0.0.1:0", "--", envCommand)
+	spec := mcp.ServerSpec{Name: "env", URL: b.urls[0], Headers: map[string]string{"Authorization": "Bearer s3cret"}}
+	if hub, err := mcp.Connect(context.Background(), []mcp.ServerSpec{spec}, mcp.Options{Logger: slog.New(slog.DiscardHandler)}); err == nil {
+		hub.Close()
+		t.Fatal("env answered initialize")
+	}
+	log := b.stop(t)
+	if !strings.Contains(log, "stdout: BRIDGE_TEST_MARK=inherited") {
+		t.Fatalf("the server's environment is not in the log:\n%s", log)
+	}
+	if strings.Contains(log, "stdout: "+bridgeTokenEnv) {
+		t.Errorf("the server inherited %s:\n%s", bridgeTokenEnv, log)
+	}
+}
+
+// Reachable from other machines without a token, the bridge does not
+// start, and says both ways out.
+func TestMCPBridgeRefusesToServeOthersWithoutAToken(t *testing.T) {
+	r := toolscope(t, "", "mcp", "bridge", "--addr", "0.0.0.0:0", "--", "toolscope", "mcp", "calculator")
+	want := "0.0.0.0:0 can be reached from other machines, where anyone who reaches it would run the tools of " +
+		`"` + binary + ` mcp calculator"; give a token with --token or $TOOLSCOPE_BRIDGE_TOKEN (clients then send Authorization: Bearer TOKEN), or --no-auth on a network you trust`
+	if r.code != exitUsage || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %d and %q", r.code, r.stdout, r.stderr, exitUsage, want)
 	}
 }
 
@@ -147,6 +183,8 @@ func TestMCPBridgeUsage(t *testing.T) {
 		{[]string{"mcp", "bridge"}, "toolscope mcp bridge needs the command of a stdio MCP server, e.g. toolscope mcp bridge -- npx"},
 		{[]string{"mcp", "bridge", "--tokn", "x", "--", "toolscope", "mcp", "calculator"}, "toolscope mcp bridge: unknown flag --tokn; did you mean --token?"},
 		{[]string{"mcp", "bridge", "--transport", "pigeon", "--", "toolscope", "mcp", "calculator"}, `toolscope mcp bridge: unknown transport "pigeon"; use http or sse`},
+		{[]string{"mcp", "bridge", "--max-sessions", "0", "--", "toolscope", "mcp", "calculator"}, "toolscope mcp bridge: --max-sessions must be 1 or more"},
+		{[]string{"mcp", "bridge", "--token", "s3cret", "--no-auth", "--", "toolscope", "mcp", "calculator"}, "toolscope mcp bridge: a token ($TOOLSCOPE_BRIDGE_TOKEN or --token) and --no-auth contradict each other: give one"},
 		// told at once, not when the first client comes
 		{[]string{"mcp", "bridge", "--", "no-such-mcp-server", "--flag"}, `toolscope mcp bridge: cannot run "no-such-mcp-server": executable file not found in $PATH; install it, or give its full path`},
 	} {

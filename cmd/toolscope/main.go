@@ -25,7 +25,7 @@ Usage:
   toolscope replay [--speed n] FILE play a recording (GET /api/runs/{id}/export) with no model
   toolscope mcp calculator|converter|catalogue [--transport stdio|http|sse] [--addr host:port]
                                     toolscope's own MCP servers
-  toolscope mcp bridge [--addr host:port] [--transport http|sse] -- COMMAND [ARG…]
+  toolscope mcp bridge [--addr host:port] [--transport http|sse] [--token TOKEN | --no-auth] -- COMMAND [ARG…]
                                     any stdio MCP server over HTTP, a process for each client
   toolscope tools list|search [flags] ["request"]
                                     the tools connected, or those a request would be offered, ranked

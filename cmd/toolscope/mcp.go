@@ -78,15 +78,21 @@ func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	addr := fs.String("addr", mcpAddr, "where to listen; 0.0.0.0:8765 to be reached from other machines or containers")
 	transport := fs.String("transport", "", "http (streamable HTTP at /mcp) or sse (the older HTTP+SSE transport at /sse); both when not given")
 	token := fs.String("token", "", "a bearer token every request must carry, as the header Authorization: Bearer TOKEN (default $"+bridgeTokenEnv+")")
+	noAuth := fs.Bool("no-auth", false, "beyond loopback, let anyone who reaches the address run the tools without a token: only on a network you trust, such as compose's")
+	maxSessions := fs.Int("max-sessions", mcpbridge.DefaultMaxSessions, "sessions, and so processes, at once; a client past them is refused (HTTP 503) until one ends")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "Usage: toolscope mcp bridge [--addr host:port] [--transport http|sse] [--token TOKEN] -- COMMAND [ARG…]")
+			fmt.Fprintln(stderr, "Usage: toolscope mcp bridge [--addr host:port] [--transport http|sse] [--token TOKEN | --no-auth] [--max-sessions n] -- COMMAND [ARG…]")
 			fmt.Fprintln(stderr, "Serves the stdio MCP server COMMAND over streamable HTTP at /mcp and SSE at /sse, a process for each client.")
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "toolscope mcp bridge: %s\n", flagProblem(fs, err))
+		return exitUsage
+	}
+	if *maxSessions < 1 {
+		fmt.Fprintln(stderr, "toolscope mcp bridge: --max-sessions must be 1 or more")
 		return exitUsage
 	}
 	command := fs.Args()
@@ -97,33 +103,55 @@ func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *token == "" {
 		*token = os.Getenv(bridgeTokenEnv)
 	}
+	// The children inherit the bridge's environment, and a server's tools
+	// (a shell's, say) could hand the token to whoever calls them.
+	os.Unsetenv(bridgeTokenEnv)
 	if command[0] == "toolscope" {
 		// As in --mcp: this very binary, which may not be on PATH.
 		if self, err := os.Executable(); err == nil {
 			command[0] = self
 		}
 	}
+	what := strings.Join(command, " ")
+	if !checkBridgeAccess(*addr, *token, *noAuth, what, stderr) {
+		return exitUsage
+	}
 	bridge, err := mcpbridge.New(command, mcpbridge.Options{
-		Transport: *transport,
-		Token:     *token,
-		Logger:    slog.New(slog.NewTextHandler(stderr, nil)),
+		Transport:   *transport,
+		Token:       *token,
+		MaxSessions: *maxSessions,
+		Logger:      slog.New(slog.NewTextHandler(stderr, nil)),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "toolscope mcp bridge: %v\n", err)
 		return exitUsage
 	}
 	defer bridge.Close()
-
-	what := strings.Join(command, " ")
-	if !mcpbridge.Loopback(*addr) && *token == "" {
-		fmt.Fprintf(stderr, "toolscope mcp bridge: warning: %s can be reached from other machines, and without a token anyone who reaches it runs the tools of %q; set --token or $%s, and have clients send Authorization: Bearer TOKEN\n", *addr, what, bridgeTokenEnv)
-	}
 	fmt.Fprintf(stderr, "toolscope mcp bridge: serving %q over MCP at the URLs below, a process for each client; Ctrl-C stops it\n", what)
 	if err := serveBridge(ctx, bridge, *addr, stdout); err != nil {
 		fmt.Fprintf(stderr, "toolscope mcp bridge: %v\n", err)
 		return exitError
 	}
 	return exitOK
+}
+
+// checkBridgeAccess refuses a bridge that others can reach without a
+// token, unless --no-auth says so: whoever reaches it runs the tools, and
+// a web page can reach a LAN address through the user's own browser (DNS
+// rebinding), which the bridge checks for on loopback only.
+func checkBridgeAccess(addr, token string, noAuth bool, what string, stderr io.Writer) bool {
+	switch {
+	case token != "" && noAuth:
+		fmt.Fprintf(stderr, "toolscope mcp bridge: a token ($%s or --token) and --no-auth contradict each other: give one\n", bridgeTokenEnv)
+		return false
+	case mcpbridge.Loopback(addr) || token != "":
+		return true
+	case !noAuth:
+		fmt.Fprintf(stderr, "toolscope mcp bridge: %s can be reached from other machines, where anyone who reaches it would run the tools of %q; give a token with --token or $%s (clients then send Authorization: Bearer TOKEN), or --no-auth on a network you trust\n", addr, what, bridgeTokenEnv)
+		return false
+	}
+	fmt.Fprintf(stderr, "toolscope mcp bridge: WARNING: --no-auth: anyone who can reach %s runs the tools of %q. Use it only on a network you trust.\n", addr, what)
+	return true
 }
 
 // serveBridge serves bridge on addr until ctx ends, which ends the

@@ -55,10 +55,10 @@ func (c *Child) Transport() sdk.Transport {
 	}
 }
 
-// Ended says how a child that closed its stdout ended: as in "exit status
+// HowEnded says how a child that closed its stdout ended: as in "exit status
 // 3" once it has exited, which it gets a second to do, or "it closed its
 // stdout" if it has not.
-func (c *Child) Ended() string { return c.proc.ended() }
+func (c *Child) HowEnded() string { return c.proc.ended() }
 
 // Tail quotes the last lines the child wrote to stderr, for an error
 // message ("; its last output:\n…"), or returns "".
