@@ -35,7 +35,7 @@ func chatCommand(ctx context.Context, interrupts <-chan os.Signal, args []string
 		code int
 		ok   bool
 	)
-	interrupted := whileWatching(interrupts, cancel, func() { e, a, code, ok = c.startAgent(ctx) })
+	interrupted := whileWatching(interrupts, cancel, func() { e, a, code, ok = c.startAgent(ctx, c.start) })
 	if ok {
 		defer closeMCP(e)
 	}

@@ -264,6 +264,33 @@ func (c *command) start(ctx context.Context) (e *engine.Engine, code int, ok boo
 	return e, exitOK, true
 }
 
+// startEvery is start for a command that answers once (run, tools list,
+// tools search): an MCP server named on the command line that did not
+// connect ends it with exitError, since an answer without that server's
+// tools would look like one with them. Start has said why each failed.
+func (c *command) startEvery(ctx context.Context) (e *engine.Engine, code int, ok bool) {
+	e, code, ok = c.start(ctx)
+	if !ok {
+		return nil, code, false
+	}
+	var failed []string
+	for _, s := range e.MCPServers() {
+		if s.State == mcp.StateFailed {
+			failed = append(failed, strconv.Quote(s.Name))
+		}
+	}
+	if len(failed) == 0 {
+		return e, exitOK, true
+	}
+	closeMCP(e)
+	what := "the MCP server %s did not connect (said above): fix it, or leave it out\n"
+	if len(failed) > 1 {
+		what = "the MCP servers %s did not connect (said above): fix them, or leave them out\n"
+	}
+	fmt.Fprintf(c.stderr, "toolscope %s: "+what, c.fs.Name(), strings.Join(failed, ", "))
+	return nil, exitError, false
+}
+
 // check reports every value the command line gave that cannot be used, as
 // *engine.SettingError values: the settings as written (see
 // engine.Settings.ValidateAsWritten), and the command's own.

@@ -439,12 +439,33 @@ func TestMCPCommandToolscopeIsThisBinary(t *testing.T) {
 	}
 }
 
+// A command that answers once stops when an MCP server it was given does
+// not connect, before asking the model: an answer without that server's
+// tools would look like one with them. chat goes on, saying why.
 func TestMCPServerFailureIsReported(t *testing.T) {
 	server := ollamatest.New(t)
 	server.Reply(ollamatest.Reply{Text: "Hi."})
-	r := toolscope(t, "", "run", "--ollama-host", server.Host(), "--mcp", "no-such-mcp-server --flag", "hello")
-	if r.code != exitOK || !strings.Contains(r.stderr, `mcp: no-such-mcp-server --flag failed: MCP server "no-such-mcp-server": cannot start`) {
-		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	failed := `mcp: no-such-mcp-server --flag failed: MCP server "no-such-mcp-server": cannot start`
+	for _, c := range []struct {
+		command string
+		args    []string
+	}{
+		{"run", []string{"run", "--ollama-host", server.Host(), "--mcp", "no-such-mcp-server --flag", "hello"}},
+		{"tools list", []string{"tools", "list", "--mcp", "no-such-mcp-server --flag"}},
+		{"tools search", []string{"tools", "search", "--mcp", "no-such-mcp-server --flag", "hello"}},
+	} {
+		r := toolscope(t, "", c.args...)
+		stops := "toolscope " + c.command + `: the MCP server "no-such-mcp-server" did not connect (said above): fix it, or leave it out`
+		if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, failed) || !strings.Contains(r.stderr, stops) {
+			t.Errorf("%s: exit %d, stdout %q, stderr:\n%s\nwant exit %d, saying %q", c.command, r.code, r.stdout, r.stderr, exitError, stops)
+		}
+	}
+	if n := len(server.Requests()); n != 0 {
+		t.Errorf("the model was asked %d times, after the MCP server failed", n)
+	}
+	r := toolscope(t, "hello\n", "chat", "--ollama-host", server.Host(), "--mcp", "no-such-mcp-server --flag")
+	if r.code != exitOK || !strings.Contains(r.stderr, failed) || !strings.Contains(r.stdout, "Hi.") {
+		t.Errorf("chat: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
 

@@ -22,7 +22,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "toolscope run: the request is empty")
 		return exitUsage
 	}
-	e, a, code, ok := c.startAgent(ctx)
+	e, a, code, ok := c.startAgent(ctx, c.startEvery)
 	if !ok {
 		return code
 	}
@@ -31,12 +31,13 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return exitCode(res)
 }
 
-// startAgent starts the engine and builds the agent of the flags'
+// startAgent starts the engine with start (c.start, or c.startEvery for
+// a command that answers once) and builds the agent of the flags'
 // settings. When ok is false the command ends with code; startAgent has
 // said why. Otherwise the caller closes the engine (closeMCP) when done.
-func (c *command) startAgent(ctx context.Context) (e *engine.Engine, a *agent.Agent, code int, ok bool) {
+func (c *command) startAgent(ctx context.Context, start func(context.Context) (*engine.Engine, int, bool)) (e *engine.Engine, a *agent.Agent, code int, ok bool) {
 	c.warnUnused()
-	e, code, ok = c.start(ctx)
+	e, code, ok = start(ctx)
 	if !ok {
 		return nil, nil, code, false
 	}

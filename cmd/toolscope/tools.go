@@ -97,7 +97,7 @@ func whyEveryTool(k, connected int) string {
 // otherwise wait on Ollama for nothing.
 func (c *command) toolsEngine(ctx context.Context) (e *engine.Engine, code int, ok bool) {
 	c.settings.Backend, c.settings.Mode = engine.BackendDemo, llm.ModeRaw
-	return c.start(ctx)
+	return c.startEvery(ctx)
 }
 
 func printTools(w io.Writer, ts []tools.Tool) {
