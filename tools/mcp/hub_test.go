@@ -160,7 +160,19 @@ func checkWire(t *testing.T, wire []tools.WireMessage, tool string) {
 }
 
 func TestHandmadeServer(t *testing.T) {
-	hub := connect(t, quick, stdio("handmade"))
+	var log logs
+	opts := quick
+	opts.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	hub := connect(t, opts, stdio("handmade"))
+
+	// The SDK leaves out a tool whose x-mcp-header annotations clash;
+	// toolscope says so as of its own checks, not in the SDK's words.
+	if w := strings.Join(hub.Servers()[0].Warnings, "\n"); !strings.Contains(w, `tool "headers" left out: property `) || !strings.Contains(w, "duplicate x-mcp-header value") {
+		t.Errorf("warnings = %q, want the tool the SDK left out", w)
+	}
+	if l := log.String(); strings.Contains(l, "excluding tool from tools/list") || !strings.Contains(l, "tool=headers") {
+		t.Errorf("the log says it in the SDK's words, or not at all:\n%s", l)
+	}
 
 	// Both pages of tools are there, and the schema that lacked a type
 	// has one, with its properties still in the server's order.

@@ -60,6 +60,7 @@ type server struct {
 	stopReason string        // why a server that was ready stopped, as in "exit status 2"
 	tools      []*remoteTool // the server's usable tools, in its order, under its names
 	warnings   []string      // tools left out, and why
+	sdkLeftOut []string      // the tools the SDK left out of the listing under way
 	firstStray string        // the first line on stdout that was not JSON-RPC
 }
 
@@ -95,7 +96,7 @@ func (s *server) connect(ctx context.Context) error {
 		return s.fail(fmt.Errorf("MCP server %q: cannot start %q: %w; install it, or fix the command", s.name, s.spec.Command, err))
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "toolscope", Version: buildinfo.Version()}, &sdk.ClientOptions{
-		Logger: s.logger,
+		Logger: slog.New(sdkLog{Handler: s.logger.Handler(), leftOut: s.sdkLeftOutTool}),
 		// Roots, sampling and elicitation are not offered: toolscope has
 		// nothing to answer them with.
 		Capabilities:           &sdk.ClientCapabilities{},
@@ -254,6 +255,9 @@ func (s *server) listTools(ctx context.Context) error {
 		usable   []*remoteTool
 		warnings []string
 	)
+	s.mu.Lock()
+	s.sdkLeftOut = nil
+	s.mu.Unlock()
 	for t, err := range s.session.Tools(ctx, nil) {
 		if err != nil {
 			return fmt.Errorf("listing its tools: %w", err)
@@ -272,9 +276,54 @@ func (s *server) listTools(ctx context.Context) error {
 		usable = append(usable, tool)
 	}
 	s.mu.Lock()
-	s.tools, s.warnings = usable, warnings
+	s.tools, s.warnings = usable, append(s.sdkLeftOut, warnings...)
 	s.mu.Unlock()
 	return nil
+}
+
+// sdkLeftOutTool notes a tool that the SDK left out of a tools/list
+// result (one whose x-mcp-header annotations are invalid) as toolscope
+// notes those its own checks leave out.
+func (s *server) sdkLeftOutTool(tool string, cause any) {
+	s.mu.Lock()
+	s.sdkLeftOut = append(s.sdkLeftOut, fmt.Sprintf("tool %q left out: %v", tool, cause))
+	s.mu.Unlock()
+	s.logger.Warn("MCP tool left out", "tool", tool, "error", cause)
+}
+
+// sdkLog passes the SDK's log records on, but for its note of a tool it
+// left out of tools/list, which it words in its own terms, out of the
+// server's warnings: leftOut says it as toolscope does.
+type sdkLog struct {
+	slog.Handler
+	leftOut func(tool string, cause any)
+}
+
+func (h sdkLog) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message != "excluding tool from tools/list" {
+		return h.Handler.Handle(ctx, r)
+	}
+	var tool string
+	var cause any
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "tool":
+			tool = a.Value.String()
+		case "error":
+			cause = a.Value.Any()
+		}
+		return true
+	})
+	h.leftOut(tool, cause)
+	return nil
+}
+
+func (h sdkLog) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return sdkLog{h.Handler.WithAttrs(attrs), h.leftOut}
+}
+
+func (h sdkLog) WithGroup(name string) slog.Handler {
+	return sdkLog{h.Handler.WithGroup(name), h.leftOut}
 }
 
 // toolsChanged handles notifications/tools/list_changed. The SDK runs

@@ -127,7 +127,9 @@ func handmade() {
 			result = map[string]any{"nextCursor": "page-2", "tools": []any{map[string]any{"name": "first", "description": "On the first page.",
 				"inputSchema": json.RawMessage(`{"properties":{"q":{"type":"string"},"lang":{"type":"string"}}}`)}}}
 		case req.Method == "tools/list":
-			result = map[string]any{"tools": []any{map[string]any{"name": "second", "inputSchema": map[string]any{"type": "object"}}}}
+			result = map[string]any{"tools": []any{map[string]any{"name": "second", "inputSchema": map[string]any{"type": "object"}},
+				// Two arguments sent as one header: the SDK leaves it out.
+				map[string]any{"name": "headers", "inputSchema": json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"X-Tag"},"b":{"type":"string","x-mcp-header":"x-tag"}}}`)}}}
 		case req.Method == "tools/call":
 			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("%s got %s", req.Params.Name, req.Params.Arguments)}}}
 		default:
