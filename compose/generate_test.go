@@ -147,18 +147,8 @@ func TestGenerate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			specs := loadConfig(t, c.config)
-			result, err := Generate(specs, Options{Source: "config.json"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkFile(t, result.File, nil)
-			checkSays(t, result, specs, c.servers)
-			var names []string
-			for _, v := range result.Variables {
-				names = append(names, v.Name)
-			}
-			if !slices.Equal(names, c.variables) {
+			result := generateChecked(t, c.config, c.servers)
+			if names := variableNames(result); !slices.Equal(names, c.variables) {
 				t.Errorf("variables %v, want %v", names, c.variables)
 			}
 			if t.Failed() {
@@ -166,6 +156,28 @@ func TestGenerate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// generateChecked generates a file from config, and checks that it
+// validates and does with each server what servers wants.
+func generateChecked(t *testing.T, config string, servers map[string]want) *Result {
+	t.Helper()
+	specs := loadConfig(t, config)
+	result, err := Generate(specs, Options{Source: "config.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, result.File, nil)
+	checkSays(t, result, specs, servers)
+	return result
+}
+
+func variableNames(r *Result) []string {
+	var names []string
+	for _, v := range r.Variables {
+		names = append(names, v.Name)
+	}
+	return names
 }
 
 // checkSays reads the file back and checks it does with each server what

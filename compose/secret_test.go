@@ -54,13 +54,7 @@ func TestGenerateSecretsInArgumentsAndURLs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			specs := loadConfig(t, c.config)
-			result, err := Generate(specs, Options{Source: "config.json"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkFile(t, result.File, nil)
-			checkSays(t, result, specs, c.servers)
+			result := generateChecked(t, c.config, c.servers)
 			if !bytes.Contains(result.File, []byte(c.writes)) {
 				t.Errorf("the file lacks %s", c.writes)
 			}
@@ -68,9 +62,7 @@ func TestGenerateSecretsInArgumentsAndURLs(t *testing.T) {
 			for _, s := range result.Servers {
 				said += s.Target + s.Reason + strings.Join(s.Notes, "")
 			}
-			var names []string
 			for _, v := range result.Variables {
-				names = append(names, v.Name)
 				said += v.For
 				if !bytes.Contains(result.File, []byte("\n#   "+v.Name+"  ")) {
 					t.Errorf("the file's header does not list %s", v.Name)
@@ -81,7 +73,7 @@ func TestGenerateSecretsInArgumentsAndURLs(t *testing.T) {
 					t.Errorf("the file, or what Generate says of the servers, holds %q", secret)
 				}
 			}
-			if !slices.Equal(names, c.variables) {
+			if names := variableNames(result); !slices.Equal(names, c.variables) {
 				t.Errorf("variables %v, want %v", names, c.variables)
 			}
 			if t.Failed() {
