@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -297,6 +298,10 @@ func (r *pyReader) escape() error {
 	n, err := strconv.ParseUint(r.s[r.i:r.i+digits], base, 32)
 	if err != nil {
 		return fmt.Errorf("the escape \\%s is not valid", r.s[r.i-1:r.i+digits])
+	}
+	if n > unicode.MaxRune {
+		// As Python does: \U80000000 is a syntax error, not a character.
+		return fmt.Errorf("the escape \\%s is beyond Unicode", r.s[r.i-1:r.i+digits])
 	}
 	r.i += digits
 	r.out = appendJSONRune(r.out, rune(n))

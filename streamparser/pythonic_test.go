@@ -115,6 +115,7 @@ func pythonicCases() []parserCase {
 		{name: "an argument twice", input: `a(x=1, x=2)`, want: seq(bad(0, `a(x=1, x=2)`, `a(x=1, x=2)`, "x is given twice"))},
 		{name: "a variable", input: `a(city=paris)`, want: seq(bad(0, `a(city=paris)`, `a(city=paris)`, `"paris" is not a Python literal: quote strings`))},
 		{name: "a bad number", input: `a(n=1.2.3)`, want: seq(bad(0, `a(n=1.2.3)`, `a(n=1.2.3)`, `"1.2.3" is not a number`))},
+		{name: "an escape beyond Unicode", input: `send_mail(a="\U80000000")`, want: seq(bad(0, `send_mail(a="\U80000000")`, `send_mail(a="\U80000000")`, `the escape \U80000000 is beyond Unicode`))},
 		{name: "a number key", input: `a(d={1: 2})`, want: seq(bad(0, `a(d={1: 2})`, `a(d={1: 2})`, "is not a string"))},
 		{name: "mismatched brackets", input: `a(x=[1)]!`, want: seq(bad(0, `a(x=[1)]`, `a(x=[1)]`, "',' or ']' is missing"), txt("!"))},
 		{name: "no name after the marker", input: fn + `(x=1)`, want: seq(bad(0, `(x=1)`, fn+`(x=1)`, "no tool name before '('"))},
