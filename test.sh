@@ -44,6 +44,10 @@ node_modules/.bin/tsc -p frontend/web/tsconfig.json
 node_modules/.bin/eslint frontend/web/static
 go vet ./...
 go test -race -count=1 ./...
+# The MCP conformance suite against toolscope's client and servers; it
+# installs the suite and Node.js 22 into a node_modules of its own
+# (docs/mcp.md#conformance).
+scripts/conformance/run.sh
 # The eval harness's memory test, which the race detector would slow
 # tenfold: 11,000 cases must leave no more heap than 1,000.
 go test -count=1 -run '^TestMemoryDoesNotGrowWithCases$' ./eval/runner/

