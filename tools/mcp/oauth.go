@@ -95,8 +95,8 @@ type oauthClient struct {
 	mu        sync.Mutex
 	source    oauth2.TokenSource // nil until signed in
 	kept      *signedIn
-	challenge *challenge // the 401 or 403 the user is to answer, from the page
-	waiting   bool       // the authorization page is open
+	challenge *challenge         // the 401 or 403 the user is to answer, from the page
+	waiting   bool               // the authorization page is open
 	cancel    context.CancelFunc // ends the page's sign-in under way
 	gen       int                // counts the page's sign-ins
 	lastErr   error

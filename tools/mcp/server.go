@@ -48,13 +48,14 @@ type server struct {
 	tap     wiretap
 	proc    *process      // stdio servers only
 	http    *tapTransport // HTTP servers only
-	oauth   *oauthClient  // streamable HTTP servers that may sign in (oauth.go)
-	// handshakeTimer ends a handshake that takes too long; a sign-in in
-	// a terminal holds it while the user is in the browser.
-	handshakeTimer *time.Timer
 	session *sdk.ClientSession
 	refresh chan struct{} // a tools/list_changed arrived
 	ended   chan struct{} // closed once the connection has ended and state says why
+
+	oauth *oauthClient // streamable HTTP servers that may sign in (oauth.go)
+	// handshakeTimer ends a handshake that takes too long; a sign-in in
+	// a terminal holds it while the user is in the browser.
+	handshakeTimer *time.Timer
 
 	shutdownOnce sync.Once
 
