@@ -266,6 +266,8 @@ func (e *Engine) reportMCP(log io.Writer) {
 		switch s.State {
 		case mcp.StateReady:
 			fmt.Fprintf(log, "mcp: %s - %s\n", s.Name, strings.Join(s.Tools, ", "))
+		case mcp.StateSignIn:
+			fmt.Fprintf(log, "mcp: %s waits for a sign-in: %s\n", s.Target, s.Error)
 		default:
 			fmt.Fprintf(log, "mcp: %s failed: %s\n", s.Target, s.Error)
 		}
