@@ -74,7 +74,7 @@ func TestOAuthSignInFromATerminal(t *testing.T) {
 		t.Errorf("links shown %d, registrations %d, PKCE verified %d; want 1 each", b.shown, as.Count("register"), as.PKCEVerified())
 	}
 	out, err, wire := call(t, find(t, hub, "whoami"), `{}`)
-	if err != nil || !strings.Contains(out, "scopes mcp") {
+	if err != nil || !strings.Contains(out, "user "+oauthtest.User) || !strings.Contains(out, "mcp") {
 		t.Fatalf("whoami = %q, %v", out, err)
 	}
 	recorded, _ := json.Marshal(wire)
