@@ -61,6 +61,7 @@ type Engine struct {
 	backends *backendCache
 	programs map[string]string // an MCP command's program name → what runs it
 	index    *toolIndex        // tool retrieval over every tool
+	oauth    mcp.OAuthOptions  // how MCP servers sign in (WithMCPOAuth)
 }
 
 // settled is what settling BackendAuto decided: the engine's settings with
@@ -186,7 +187,7 @@ func Start(ctx context.Context, s Settings, log io.Writer, opts ...Option) (*Eng
 	}
 	e.settled.Store(st)
 	if len(specs) > 0 {
-		e.hub, _ = mcp.Connect(ctx, e.resolve(specs), mcp.Options{Timeout: s.ToolTimeout})
+		e.hub, _ = mcp.Connect(ctx, e.resolve(specs), mcp.Options{Timeout: s.ToolTimeout, OAuth: e.oauth})
 		e.reportMCP(log)
 	}
 	e.index = newToolIndex(s)
@@ -265,6 +266,8 @@ func (e *Engine) reportMCP(log io.Writer) {
 		switch s.State {
 		case mcp.StateReady:
 			fmt.Fprintf(log, "mcp: %s - %s\n", s.Name, strings.Join(s.Tools, ", "))
+		case mcp.StateSignIn:
+			fmt.Fprintf(log, "mcp: %s waits for a sign-in: %s\n", s.Target, s.Error)
 		default:
 			fmt.Fprintf(log, "mcp: %s failed: %s\n", s.Target, s.Error)
 		}

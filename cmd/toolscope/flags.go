@@ -257,7 +257,7 @@ func (c *command) start(ctx context.Context) (e *engine.Engine, code int, ok boo
 	if err := c.check(); err != nil {
 		return nil, c.report(err), false
 	}
-	e, err := engine.Start(ctx, c.settings, c.stderr, selfAsMCP()...)
+	e, err := engine.Start(ctx, c.settings, c.stderr, append(selfAsMCP(), engine.WithMCPOAuth(c.oauthOptions()))...)
 	if err != nil {
 		return nil, c.report(err), false
 	}

@@ -33,6 +33,9 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if len(args) > 0 && args[0] == "bridge" {
 		return bridgeCommand(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "logout" {
+		return logoutCommand(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	transport := fs.String("transport", mcpserver.TransportStdio, "stdio, http (streamable HTTP at /mcp) or sse (the older HTTP+SSE transport at /sse)")
@@ -40,6 +43,7 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: toolscope mcp calculator|converter|catalogue [--transport stdio|http|sse] [--addr host:port]")
 		fmt.Fprintln(stderr, "       toolscope mcp bridge [flags] -- COMMAND [ARG…]   (toolscope mcp bridge -h says more)")
+		fmt.Fprintln(stderr, "       toolscope mcp logout [--data-dir DIR] NAME        (forget the OAuth sign-in kept for server NAME)")
 		fs.PrintDefaults()
 	}
 	positional, code, ok := parseArgs(fs, args, operands{"a server", "calculator, converter or catalogue, e.g. toolscope mcp calculator; or bridge -- COMMAND to serve another over HTTP"}, stderr)

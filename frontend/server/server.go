@@ -47,6 +47,7 @@ import (
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/frontend/web"
 	"github.com/toolscope/toolscope/runs"
+	"github.com/toolscope/toolscope/tools/mcp"
 )
 
 // Defaults of Config fields left zero.
@@ -151,6 +152,8 @@ func New(cfg Config) *Server {
 }
 
 func (s *Server) routes() {
+	// Before authorize: the OAuth state, not a token, admits it (api_oauth.go).
+	s.app.Get(mcp.CallbackPath, closeStrangers, securityHeaders, s.guard, s.oauthCallback)
 	s.app.Use(closeStrangers, securityHeaders, s.guard, s.authorize, requireJSON)
 	s.app.Get("/", s.pageAudience, s.page)
 	s.app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(web.Static), PathPrefix: "static", MaxAge: 0}))
@@ -179,6 +182,7 @@ func (s *Server) routes() {
 	api.Get("/models", s.models)
 	api.Get("/tools", s.tools)
 	api.Get("/mcp", s.mcpServers)
+	api.Post("/mcp/servers/:name/authorize", s.signIn)
 	api.Get("/share/qr.png", s.shareQR)
 	api.Get("/runs", s.listRuns)
 	if s.cfg.Metrics != nil {

@@ -141,9 +141,12 @@ type Fallback struct {
 // MCPServer describes an MCP server for the side panel.
 type MCPServer struct {
 	Name, Target, Transport string
-	State                   string // "ready", "failed" or "closed"
+	State                   string // "ready", "failed", "closed" or "sign-in"
 	Error                   string
 	Log                     []string // its last stderr lines
+	// SignIn is "needed" or "waiting" when the server asks the user to
+	// sign in (OAuth): the panel offers Authorize (static/oauth.js).
+	SignIn string
 }
 
 // toolGroup is the tools of one source: the built-in ones, or one MCP

@@ -58,6 +58,9 @@ type Options struct {
 	// input is closed, and again once it has been sent SIGTERM, before it
 	// is killed. The default is 2 seconds.
 	ShutdownTimeout time.Duration
+	// OAuth says where sign-ins to servers that ask for OAuth are kept,
+	// and how the user is asked to sign in (see oauth.go).
+	OAuth OAuthOptions
 	// Logger receives connection events and, at debug level, every line
 	// the servers write to stderr. The default is slog.Default().
 	Logger *slog.Logger
@@ -79,6 +82,9 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.OAuth.Wait <= 0 {
+		o.OAuth.Wait = 5 * time.Minute
+	}
 	return o
 }
 
@@ -89,6 +95,9 @@ const (
 	StateReady  State = "ready"  // connected; its tools are offered
 	StateFailed State = "failed" // it failed to connect, or stopped; ServerInfo.Error says why
 	StateClosed State = "closed" // the Hub was closed
+	// StateSignIn: it asks the user to sign in (OAuth), from the page:
+	// Hub.SignIn starts that.
+	StateSignIn State = "sign-in"
 )
 
 // ServerInfo describes one server of a Hub, for a front end to show.
@@ -107,15 +116,26 @@ type ServerInfo struct {
 	// Log holds the last lines the server wrote to stderr, and any stray
 	// lines it wrote to stdout, marked "stdout: ".
 	Log []string `json:"log,omitempty"`
+	// SignIn is "needed" when the server waits for the user to sign in
+	// (OAuth), at connecting or for more scopes, and "waiting" while the
+	// authorization page is open; "" otherwise. Tokens are never shown.
+	SignIn string `json:"sign_in,omitempty"`
+	// SignInError says why the last sign-in failed.
+	SignInError string `json:"sign_in_error,omitempty"`
 }
 
 // Hub is a set of connected MCP servers. Its methods are safe for
 // concurrent use.
 type Hub struct {
-	servers []*server
-	logger  *slog.Logger
+	logger *slog.Logger
+	ctx    context.Context // the servers' connections live as long
+	opts   Options
+	flows  *flows
+	oauth  map[string]*oauthClient // by server name; set by Connect
 
 	mu       sync.Mutex
+	servers  []*server // a server that signs in from the page is replaced
+	closed   bool
 	stop     func() bool // stops closing the Hub when Connect's context ends
 	tools    []tools.Tool
 	warned   map[string]bool // tool names already reported as shared
@@ -135,17 +155,28 @@ type Hub struct {
 // by a suffix, as in "server-2".
 func Connect(ctx context.Context, specs []ServerSpec, opts Options) (*Hub, error) {
 	opts = opts.withDefaults()
-	h := &Hub{logger: opts.Logger, warned: make(map[string]bool)}
+	h := &Hub{logger: opts.Logger, ctx: context.WithoutCancel(ctx), opts: opts, flows: &flows{}, oauth: map[string]*oauthClient{}, warned: make(map[string]bool)}
 	seen := make(map[string]int)
-	for _, spec := range specs {
+	errs := make([]error, len(specs))
+	for i, spec := range specs {
 		name := spec.name()
 		if seen[name]++; seen[name] > 1 {
 			name = fmt.Sprintf("%s-%d", name, seen[name])
 		}
-		h.servers = append(h.servers, newServer(ctx, spec, name, opts, h.serverChanged))
+		s := newServer(ctx, spec, name, opts, h.serverChanged)
+		if spec.signsIn() {
+			s.oauth, errs[i] = newOAuthClient(spec, name, opts.OAuth, h.flows)
+			h.oauth[name] = s.oauth
+		}
+		h.servers = append(h.servers, s)
+	}
+	// A sign-in that cannot be read is said, and the server signs in anew.
+	for i, err := range errs {
+		if err != nil {
+			h.logger.Warn("MCP server's kept sign-in unreadable; it signs in anew", "server", h.servers[i].name, "error", err)
+		}
 	}
 
-	errs := make([]error, len(h.servers))
 	var wg sync.WaitGroup
 	for i, s := range h.servers {
 		wg.Go(func() { errs[i] = s.connect(ctx) })
@@ -175,8 +206,9 @@ func (h *Hub) Tools() []tools.Tool {
 // Servers describes each server, in the order of the specs.
 func (h *Hub) Servers() []ServerInfo {
 	exposed := h.Tools()
-	infos := make([]ServerInfo, len(h.servers))
-	for i, s := range h.servers {
+	servers := h.list()
+	infos := make([]ServerInfo, len(servers))
+	for i, s := range servers {
 		s.mu.Lock()
 		info := ServerInfo{
 			Name:      s.name,
@@ -196,6 +228,9 @@ func (h *Hub) Servers() []ServerInfo {
 		s.mu.Unlock()
 		if s.proc != nil {
 			info.PID = s.proc.cmd.Process.Pid
+		}
+		if s.oauth != nil {
+			info.SignIn, info.SignInError = s.oauth.info()
 		}
 		for _, t := range exposed {
 			if rt := t.(*remoteTool); rt.server == s {
@@ -229,12 +264,16 @@ func (h *Hub) Close() error {
 	h.closeOnce.Do(func() {
 		h.mu.Lock()
 		stop := h.stop
+		h.closed = true
 		h.mu.Unlock()
 		if stop != nil {
 			stop()
 		}
+		for _, o := range h.oauth {
+			o.end()
+		}
 		var wg sync.WaitGroup
-		for _, s := range h.servers {
+		for _, s := range h.list() {
 			wg.Go(s.close)
 		}
 		wg.Wait()
@@ -243,6 +282,13 @@ func (h *Hub) Close() error {
 		h.mu.Unlock()
 	})
 	return nil
+}
+
+// list returns the servers, in the order of the specs.
+func (h *Hub) list() []*server {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.servers)
 }
 
 func (h *Hub) serverChanged() {
@@ -264,7 +310,7 @@ func (h *Hub) rebuild() {
 	}
 	var offers []offer
 	offeredBy := make(map[string][]string) // tool name → server names
-	for _, s := range h.servers {
+	for _, s := range h.list() {
 		for _, t := range s.currentTools() {
 			tool := *t // renamed below, while the server's list keeps its names
 			offers = append(offers, offer{s, &tool})

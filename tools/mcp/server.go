@@ -52,6 +52,11 @@ type server struct {
 	refresh chan struct{} // a tools/list_changed arrived
 	ended   chan struct{} // closed once the connection has ended and state says why
 
+	oauth *oauthClient // streamable HTTP servers that may sign in (oauth.go)
+	// handshakeTimer ends a handshake that takes too long; a sign-in in
+	// a terminal holds it while the user is in the browser.
+	handshakeTimer *time.Timer
+
 	shutdownOnce sync.Once
 
 	mu         sync.Mutex
@@ -90,6 +95,7 @@ func (s *server) connect(ctx context.Context) error {
 	defer stopOnCancel()
 	timer := time.AfterFunc(s.opts.HandshakeTimeout, func() { s.cancel(errHandshakeTimeout) })
 	defer timer.Stop()
+	s.handshakeTimer = timer
 
 	transport, err := s.transport()
 	if err != nil {
@@ -115,6 +121,13 @@ func (s *server) connect(ctx context.Context) error {
 		}
 	}
 	if err != nil {
+		if signIn := (*SignInError)(nil); errors.As(err, &signIn) {
+			s.shutdown(errClosed)
+			if errors.Is(err, errSignInNeeded) {
+				return s.signInNeeded(signIn)
+			}
+			return s.fail(signIn) // worded already, for OAuth
+		}
 		err = s.handshakeError(err)
 		s.shutdown(errClosed)
 		return s.fail(err)
@@ -158,7 +171,7 @@ func notListening(err error) bool {
 func (s *server) transport() (sdk.Transport, error) {
 	switch s.spec.transport() {
 	case TransportHTTP:
-		return &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient()}, nil
+		return &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient(), OAuthHandler: s.oauthHandler()}, nil
 	case TransportSSE:
 		return &sdk.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: s.httpClient()}, nil
 	}

@@ -38,6 +38,11 @@ type ServerSpec struct {
 	// Transport is TransportStdio, TransportHTTP or TransportSSE; empty
 	// means stdio when Command is set and streamable HTTP when URL is.
 	Transport string
+	// OAuth tunes how toolscope signs in to a streamable HTTP server that
+	// answers 401 (see oauth.go). Nil signs in as the MCP authorization
+	// spec has a client do by default: dynamic client registration and
+	// the authorization code flow in the user's browser.
+	OAuth *OAuthConfig
 }
 
 // transport is the spec's transport with the default filled in.
@@ -98,6 +103,9 @@ func (s ServerSpec) check() error {
 	case TransportHTTP, TransportSSE:
 		if !isURL(s.URL) {
 			return fmt.Errorf("the %s transport needs an http:// or https:// URL such as http://127.0.0.1:8765%s, not %q", t, endpoint[t], s.URL)
+		}
+		if s.OAuth != nil {
+			return s.OAuth.check(t, s.Headers)
 		}
 	default:
 		return fmt.Errorf("unknown transport %q; use stdio, http or sse", t)
@@ -273,6 +281,7 @@ type configServer struct {
 	URL      string            `json:"url"`
 	Headers  map[string]string `json:"headers"`
 	Disabled bool              `json:"disabled"`
+	OAuth    json.RawMessage   `json:"oauth"`
 }
 
 func parseConfig(data []byte) ([]ServerSpec, error) {
@@ -306,6 +315,11 @@ func parseConfig(data []byte) ([]ServerSpec, error) {
 			continue
 		}
 		spec := ServerSpec{Name: name, Command: c.Command, Args: c.Args, Env: c.Env, URL: c.URL, Headers: c.Headers}
+		if c.OAuth != nil {
+			if spec.OAuth, err = parseOAuth(c.OAuth); err != nil {
+				return nil, fmt.Errorf("server %q: \"oauth\": %w", name, err)
+			}
+		}
 		switch strings.ToLower(c.Type) {
 		case "":
 		case "stdio":

@@ -13,6 +13,7 @@ import { Health, markOffered } from './health.js';
 import { Evals } from './evals.js';
 import { InputDialog } from './dialog.js';
 import { Pull } from './pull.js';
+import { startOAuth } from './oauth.js';
 import { Replay } from './replay.js';
 import { Rerun } from './rerun.js';
 import { RunList } from './runlist.js';
@@ -37,6 +38,8 @@ if (new URLSearchParams(location.search).has('token')) history.replaceState(null
 const chat = $('chat');
 const settings = $('settings');
 const dialog = new InputDialog($('input-dialog'));
+// A viewer's page has no Authorize: signing in is the operator's.
+if (!viewer) startOAuth();
 const health = new Health({ banner: $('health'), bannerText: $('health-text'), status: $('health-status'), model: $('set-model') }, { viewer });
 // A viewer's page has no composer, Stop or New conversation.
 const composer = $('composer') && new Composer({ form: $('composer'), message: $('message'), send: $('send'), error: $('composer-error'), chat }, {
