@@ -205,22 +205,41 @@ func checkForm(schema json.RawMessage, content map[string]any) error {
 		}
 	}
 	for name, v := range content {
-		p, ok := f.Properties[name]
-		if !ok {
-			return fmt.Errorf("field %q is not in the form", name)
+		if err := f.check(name, v); err != nil {
+			return err
 		}
-		n, isNumber := v.(float64)
-		switch _, isString := v.(string); {
-		case p.Type == "string" && !isString, p.Type == "boolean" && !isBool(v), p.Type == "array" && !isList(v),
-			(p.Type == "number" || p.Type == "integer") && !isNumber:
-			return fmt.Errorf("field %q must be a %s", name, p.Type)
-		case p.Type == "integer" && n != math.Trunc(n):
-			return fmt.Errorf("field %q must be a whole number", name)
-		case p.Minimum != nil && isNumber && n < *p.Minimum, p.Maximum != nil && isNumber && n > *p.Maximum:
-			return fmt.Errorf("field %q must be from %v to %v", name, bound(p.Minimum, "…"), bound(p.Maximum, "…"))
-		case len(p.Enum) > 0 && !slices.Contains(p.Enum, v):
-			return fmt.Errorf("field %q must be one of %v", name, p.Enum)
-		}
+	}
+	return nil
+}
+
+// CheckField reports whether v fits the field name of an elicitation's
+// form, as Check does, for a front end that asks the fields one by one.
+func (a Ask) CheckField(name string, v any) error {
+	var f form
+	if a.Elicitation == nil || json.Unmarshal(a.Elicitation.Schema, &f) != nil {
+		return errors.New("the ask has no form")
+	}
+	return f.check(name, v)
+}
+
+// check reports whether v fits the field name: its type, its enum and
+// its bounds.
+func (f form) check(name string, v any) error {
+	p, ok := f.Properties[name]
+	if !ok {
+		return fmt.Errorf("field %q is not in the form", name)
+	}
+	n, isNumber := v.(float64)
+	switch _, isString := v.(string); {
+	case p.Type == "string" && !isString, p.Type == "boolean" && !isBool(v), p.Type == "array" && !isList(v),
+		(p.Type == "number" || p.Type == "integer") && !isNumber:
+		return fmt.Errorf("field %q must be a %s", name, p.Type)
+	case p.Type == "integer" && n != math.Trunc(n):
+		return fmt.Errorf("field %q must be a whole number", name)
+	case p.Minimum != nil && isNumber && n < *p.Minimum, p.Maximum != nil && isNumber && n > *p.Maximum:
+		return fmt.Errorf("field %q must be from %v to %v", name, bound(p.Minimum, "…"), bound(p.Maximum, "…"))
+	case len(p.Enum) > 0 && !slices.Contains(p.Enum, v):
+		return fmt.Errorf("field %q must be one of %v", name, p.Enum)
 	}
 	return nil
 }
