@@ -22,7 +22,10 @@ import (
 // which call that was. toolscope answers with the Asker of the call in
 // flight on that server (tools.AskerOf its context): with one, that one;
 // with several (two runs calling the same server at once), the one made
-// last. With none, the server is refused, saying why.
+// last. With none, the server is refused, saying why. On protocol
+// 2026-07-28 a server asks in the call's result instead (multi round-trip
+// requests), and the SDK calls the handlers under the call's own
+// context: its Asker answers.
 
 // codeRefused is the JSON-RPC error code of a refused ask, as the MCP
 // spec's examples of a refused sampling request use it.
@@ -37,9 +40,12 @@ func clientCapabilities() *sdk.ClientCapabilities {
 	}
 }
 
-// asker finds the Asker of the call in flight that the server's request
-// of method belongs to, or the error that refuses the request.
-func (s *server) asker(method string) (tools.Asker, error) {
+// asker finds the Asker of the call that the server's request of method,
+// handled under ctx, belongs to, or the error that refuses the request.
+func (s *server) asker(ctx context.Context, method string) (tools.Asker, error) {
+	if a := tools.AskerOf(ctx); a != nil {
+		return a, nil // a multi round-trip request, under its call's context
+	}
 	calls := s.tap.inFlight()
 	if len(calls) == 0 {
 		return nil, &jsonrpc.Error{Code: codeRefused, Message: fmt.Sprintf("toolscope answers %s only while one of this server's tools runs in a run, and none does", method)}
@@ -63,7 +69,7 @@ func refusal(err error) error {
 // primitive properties) and checks an accepted form's content against
 // it, filling in the defaults of the fields left out.
 func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-	a, err := s.asker("elicitation/create")
+	a, err := s.asker(ctx, "elicitation/create")
 	if err != nil {
 		return nil, err
 	}
@@ -82,18 +88,22 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	if err != nil {
 		return nil, refusal(err)
 	}
+	if e.Mode == tools.ElicitURL && reply.Action == tools.Accept && e.ElicitationID != "" {
+		// Its completion may come once the call is over, or during another.
+		s.tap.asks.awaited.Store(e.ElicitationID, a)
+	}
 	return &sdk.ElicitResult{Action: reply.Action, Content: reply.Content}, nil
 }
 
 // elicitationComplete handles notifications/elicitation/complete, the end
 // of a URL-mode elicitation.
 func (s *server) elicitationComplete(_ context.Context, req *sdk.ElicitationCompleteNotificationRequest) {
-	a, err := s.asker("notifications/elicitation/complete")
-	if err != nil {
-		s.logger.Info("MCP server finished an elicitation outside any call", "elicitation", req.Params.ElicitationID)
+	a, ok := s.tap.asks.awaited.LoadAndDelete(req.Params.ElicitationID)
+	if !ok {
+		s.logger.Info("MCP server finished an elicitation toolscope did not accept", "elicitation", req.Params.ElicitationID)
 		return
 	}
-	a.ElicitationCompleted(req.Params.ElicitationID)
+	a.(tools.Asker).ElicitationCompleted(req.Params.ElicitationID)
 }
 
 // sample handles sampling/createMessage. Tool use inside sampling
@@ -101,7 +111,7 @@ func (s *server) elicitationComplete(_ context.Context, req *sdk.ElicitationComp
 // and toolscope does not run a server's tools for it. Capabilities say
 // so (no sampling.tools), but a server may send them anyway.
 func (s *server) sample(ctx context.Context, req *sdk.CreateMessageWithToolsRequest) (*sdk.CreateMessageWithToolsResult, error) {
-	a, err := s.asker("sampling/createMessage")
+	a, err := s.asker(ctx, "sampling/createMessage")
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +175,10 @@ func callNumber(c *tappedCall) int {
 type elicitSchemas struct {
 	mu  sync.Mutex
 	raw []json.RawMessage // oldest first
+
+	// awaited are the Askers of the URL-mode elicitations accepted, by
+	// elicitation id, until the server says each is done.
+	awaited sync.Map
 }
 
 // keptSchemas bounds elicitSchemas: a server asks one question at a time,
