@@ -318,8 +318,16 @@ func (a *asker) open(kind AskKind, server string) *Ask {
 	return &Ask{ID: a.r.asks, Kind: kind, Server: server, Call: a.call.Index}
 }
 
+// send sends an event of typ about ask, which it copies: the ask goes on
+// changing (its answer, whether it waits), and an event keeps it as it
+// was.
 func (a *asker) send(typ Type, ask *Ask, e Event) {
-	e.Type, e.Round, e.Ask = typ, a.round, ask
+	told := *ask
+	if ask.Sampling != nil {
+		s := *ask.Sampling
+		told.Sampling = &s
+	}
+	e.Type, e.Round, e.Ask = typ, a.round, &told
 	a.r.send(e)
 }
 
