@@ -18,7 +18,9 @@ var ErrNotAsking = errors.New("the run does not wait on that question")
 // BadReplyError is Reply's error for a reply that does not fit the ask.
 type BadReplyError struct{ Err error }
 
-func (e *BadReplyError) Error() string { return "the reply does not fit the question: " + e.Err.Error() }
+func (e *BadReplyError) Error() string {
+	return "the reply does not fit the question: " + e.Err.Error()
+}
 func (e *BadReplyError) Unwrap() error { return e.Err }
 
 // asking is the server's ask a run waits on a person's answer to (see
