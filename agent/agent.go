@@ -106,6 +106,11 @@ type Config struct {
 	// before every call it runs, and before the calls' responses go back
 	// (step mode; see [Agent.Stepping]); nil never pauses.
 	Stepper Stepper
+	// Answerer, when not nil, asks the person what a tool's server asks
+	// of them while the tool runs (see [Asks]); nil asks nobody.
+	Answerer Answerer
+	// Asks bounds how a run answers what its tools' servers ask.
+	Asks Asks
 	// Settings are what the agent was built from, as a JSON object, for
 	// RunStarted to record: the agent does not read them, it passes them
 	// on, so that a rerun or a replay can start from the same settings.
@@ -142,6 +147,7 @@ func New(cfg Config) *Agent {
 	if cfg.Tools == nil {
 		cfg.Tools, _ = tools.NewRegistry()
 	}
+	cfg.Asks = cfg.Asks.withDefaults()
 	return &Agent{cfg: cfg}
 }
 
@@ -233,7 +239,7 @@ func (a *Agent) writeSystem(conv *Conversation, offer *tools.Registry) {
 
 func (a *Agent) answer(ctx context.Context, conv *Conversation, message string, o offered, emit func(Event)) Result {
 	info := a.cfg.Backend.Info()
-	r := &run{agent: a, tools: o.tools, conv: conv, emit: emit, start: time.Now(), backend: info.Backend}
+	r := &run{agent: a, tools: o.tools, conv: conv, emit: emit, start: time.Now(), backend: info.Backend, model: info.Model, message: message}
 	r.send(Event{Type: RunStarted, Run: &RunInfo{Info: info, Message: message,
 		Tools: o.tools.Names(), Dialect: a.cfg.Dialect.String(), DialectMarks: a.cfg.Dialect.Describe(), Settings: a.cfg.Settings}})
 	if o.selection != nil {
@@ -301,9 +307,18 @@ type run struct {
 	// of a reply ("ollama", or "openai" for an OpenAI-compatible server);
 	// read once, as Info may ask the server.
 	backend string
+	model   string // the model's name, for the servers whose sampling requests it answers
+	message string // the request, for a sampling request that asks for context
+	asks    int    // the servers' asks so far, which number them
+
+	// sending orders the events a tool's server causes (asks.go), sent
+	// from the connection's goroutine while the run waits on the call.
+	sending sync.Mutex
 }
 
 func (r *run) send(e Event) {
+	r.sending.Lock()
+	defer r.sending.Unlock()
 	r.seq++
 	e.Seq = r.seq
 	e.AtMS = time.Since(r.start).Milliseconds()
@@ -582,7 +597,9 @@ func (r *run) execute(ctx context.Context, round int, rep *reply, c *Call) strin
 	}
 	var wire wireLog
 	began := time.Now()
-	result, err := r.agent.call(callContext(tools.WithRecorder(ctx, wire.add)), r.tools, c)
+	asks := r.newAsker(ctx, round, c)
+	result, err := r.agent.call(callContext(tools.WithAsker(tools.WithRecorder(ctx, wire.add), asks)), r.tools, c)
+	asks.close()
 	done := Event{Type: ToolFinished, Round: round, Call: c, DurationMS: millis(time.Since(began)), Wire: wire.messages()}
 	if err != nil {
 		done.Error, done.Stopped = err.Error(), errors.Is(err, errStopped)

@@ -106,6 +106,10 @@ type Event struct {
 	Pause *Pause `json:"pause,omitempty"`
 	// Change is what an Edited event's pause changed.
 	Change *Change `json:"change,omitempty"`
+	// Ask is the server's request of an event of its asks (see
+	// ElicitationRequested), Reply the answer it gets.
+	Ask   *Ask   `json:"ask,omitempty"`
+	Reply *Reply `json:"reply,omitempty"`
 	// Wire holds the protocol messages a tool exchanged, such as an MCP
 	// server's JSON-RPC request and response.
 	Wire []tools.WireMessage `json:"wire,omitempty"`

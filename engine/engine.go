@@ -379,6 +379,7 @@ func (e *Engine) AgentWith(s Settings, ts Toolset) (*agent.Agent, error) {
 		Dialect:     s.Dialect,
 		ReturnCalls: ts.Caller != nil,
 		Selector:    sel,
+		Asks:        agent.Asks{Elicit: s.Elicit, SamplingMaxTokens: s.SamplingMaxTokens, SamplingPerCall: s.SamplingPerCall},
 		Settings:    s.record(),
 	}), nil
 }

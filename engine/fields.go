@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/llm/ollama"
 	"github.com/toolscope/toolscope/llm/openai"
@@ -110,6 +111,16 @@ var fields = []Field{
 	{Name: SettingToolTimeout, Group: GroupTools, Kind: "duration", Min: 1,
 		Help:  "longest a tool call may take, MCP ones included; then it fails, and is cancelled on an MCP server too",
 		value: duration(func(s *Settings) *time.Duration { return &s.ToolTimeout })},
+	{Name: SettingElicit, Group: GroupTools, Kind: "name",
+		Choices: []string{string(agent.ElicitAsk), string(agent.ElicitDecline), string(agent.ElicitDefaults)},
+		Help:    "how an MCP server's questions while its tool runs (elicitation) are answered: ask the person (serve's page, chat's prompt; run, with nobody to ask, declines); decline; or defaults (accept a form filled with its schema's defaults, declining one with a required field that has none; for scripts and CI)",
+		value:   text[agent.ElicitPolicy](func(s *Settings) *agent.ElicitPolicy { return &s.Elicit })},
+	{Name: SettingSamplingMaxTokens, Group: GroupTools, Kind: "n", Min: 1,
+		Help:  "most tokens the model writes for one sampling request of an MCP server (its maxTokens is capped to it)",
+		value: number(func(s *Settings) *int { return &s.SamplingMaxTokens })},
+	{Name: SettingSamplingPerCall, Group: GroupTools, Kind: "n", Min: 1,
+		Help:  "most sampling requests an MCP server may make during one tool call; past it the server gets an error that says so",
+		value: number(func(s *Settings) *int { return &s.SamplingPerCall })},
 	{Name: SettingToolsTopK, Label: "Tools offered", Group: GroupTools, Kind: "n|auto", Request: true, Min: ToolsTopKAuto,
 		Help:  fmt.Sprintf("how many tools each run offers, chosen for the request by --retriever: 0 offers every tool; auto offers %d once more than %d tools are connected", AutoTopK, AutoRetrievalAbove),
 		value: topK(func(s *Settings) *int { return &s.ToolsTopK })},

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/streamparser"
@@ -33,7 +34,8 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 	s := engine.Settings{Backend: engine.BackendOpenAI, Model: "m", OllamaHost: "h:1", OpenAIBaseURL: "http://x/v1",
 		Template: "qwen3", Mode: llm.ModeChat, Dialect: streamparser.Dialect(2), Think: &think, MaxRounds: 7,
 		ToolDelay: 1500 * time.Millisecond, ToolTimeout: time.Minute, DemoDelay: 5 * time.Millisecond,
-		MCPConfig: "servers.json", ToolsTopK: engine.ToolsTopKAuto, Retriever: "hybrid", EmbedModel: "e"}
+		MCPConfig: "servers.json", ToolsTopK: engine.ToolsTopKAuto, Retriever: "hybrid", EmbedModel: "e",
+		Elicit: agent.ElicitDefaults, SamplingMaxTokens: 256, SamplingPerCall: 2}
 	for _, f := range engine.Fields() {
 		var viaText engine.Settings
 		if err := f.Parse(&viaText, f.Text(s)); err != nil {

@@ -72,6 +72,11 @@ type Settings struct {
 	ToolDelay time.Duration
 	// ToolTimeout bounds every tool call, MCP ones included.
 	ToolTimeout time.Duration
+	// Elicit is how an MCP server's questions are answered (--elicit);
+	// SamplingMaxTokens and SamplingPerCall bound its sampling requests.
+	Elicit            agent.ElicitPolicy
+	SamplingMaxTokens int
+	SamplingPerCall   int
 	// DemoDelay is the demo model's pause between tokens.
 	DemoDelay time.Duration
 	// MCP are MCP servers to take tools from, besides those in the
@@ -150,6 +155,15 @@ func (s Settings) withFixedDefaults() Settings {
 	if s.ToolTimeout == 0 {
 		s.ToolTimeout = agent.DefaultToolTimeout
 	}
+	if s.Elicit == "" {
+		s.Elicit = agent.ElicitAsk
+	}
+	if s.SamplingMaxTokens == 0 {
+		s.SamplingMaxTokens = agent.DefaultSamplingMaxTokens
+	}
+	if s.SamplingPerCall == 0 {
+		s.SamplingPerCall = agent.DefaultSamplingPerCall
+	}
 	if s.Retriever == "" {
 		s.Retriever = retrieve.Lexical
 	}
@@ -167,24 +181,27 @@ type Setting = llm.Setting
 
 // The settings, named as the JSON API's fields where it has one.
 const (
-	SettingBackend               = llm.SettingBackend
-	SettingModel                 = llm.SettingModel
-	SettingMode                  = llm.SettingMode
-	SettingThink                 = llm.SettingThink
-	SettingOllamaHost    Setting = "ollama_host"
-	SettingOpenAIBaseURL         = openai.SettingBaseURL
-	SettingOpenAIAPIKey          = openai.SettingAPIKey
-	SettingTemplate              = openai.SettingTemplate
-	SettingDialect       Setting = "dialect"
-	SettingMaxRounds     Setting = "max_rounds"
-	SettingToolDelay     Setting = "tool_delay"
-	SettingToolTimeout   Setting = "tool_timeout"
-	SettingDemoDelay     Setting = "demo_delay"
-	SettingToolsTopK     Setting = "tools_top_k"
-	SettingRetriever     Setting = "retriever"
-	SettingEmbedModel    Setting = "embed_model"
-	SettingMCPConfig     Setting = "mcp_config"
-	SettingOTLPEndpoint  Setting = "otlp_endpoint"
+	SettingBackend                   = llm.SettingBackend
+	SettingModel                     = llm.SettingModel
+	SettingMode                      = llm.SettingMode
+	SettingThink                     = llm.SettingThink
+	SettingOllamaHost        Setting = "ollama_host"
+	SettingOpenAIBaseURL             = openai.SettingBaseURL
+	SettingOpenAIAPIKey              = openai.SettingAPIKey
+	SettingTemplate                  = openai.SettingTemplate
+	SettingDialect           Setting = "dialect"
+	SettingMaxRounds         Setting = "max_rounds"
+	SettingToolDelay         Setting = "tool_delay"
+	SettingToolTimeout       Setting = "tool_timeout"
+	SettingDemoDelay         Setting = "demo_delay"
+	SettingToolsTopK         Setting = "tools_top_k"
+	SettingRetriever         Setting = "retriever"
+	SettingEmbedModel        Setting = "embed_model"
+	SettingMCPConfig         Setting = "mcp_config"
+	SettingOTLPEndpoint      Setting = "otlp_endpoint"
+	SettingElicit            Setting = "elicit"
+	SettingSamplingMaxTokens Setting = "sampling_max_tokens"
+	SettingSamplingPerCall   Setting = "sampling_per_call"
 )
 
 // SettingError is a setting whose value cannot be used.

@@ -360,6 +360,9 @@ func missing(e agent.Event) string {
 		has, field = e.Pause != nil, "pause"
 	case agent.Edited:
 		has, field = e.Change != nil, "change"
+	case agent.ElicitationRequested, agent.ElicitationAnswered, agent.ElicitationCompleted,
+		agent.SamplingRequested, agent.SamplingToken, agent.SamplingFinished, agent.SamplingAnswered:
+		has, field = e.Ask != nil, "ask"
 	default:
 		return ""
 	}

@@ -243,6 +243,8 @@ func (h *Hub) Start(spec Spec) (*Run, error) {
 	if spec.Step {
 		a = a.Stepping(r)
 	}
+	// A server's questions while its tool runs are asked on the page.
+	a = a.Answering(r)
 	run := a.Run
 	if spec.History != nil {
 		run = a.Answer
@@ -494,7 +496,8 @@ type Run struct {
 	changed chan struct{} // closed and replaced when events are added
 	done    bool
 	result  agent.Result
-	pause   pause // what the run waits on, in step mode
+	pause   pause  // what the run waits on, in step mode
+	asking  asking // the server's question the run waits on a person's answer to
 	ended   time.Time
 
 	viewers atomic.Int64 // iterations of Events in progress
@@ -514,6 +517,7 @@ func (r *Run) append(e agent.Event) {
 	}
 	e.Seq = len(r.events) + 1
 	e = r.pause.record(e, r.limits.PauseTimeout)
+	e = r.asking.record(e, r.limits.PauseTimeout)
 	if e.Type == agent.RunStarted {
 		r.setup = SetupOf(e)
 	}

@@ -60,6 +60,8 @@ func chatCommand(ctx context.Context, interrupts <-chan os.Signal, args []string
 	if step {
 		a = a.Stepping(terminalStepper{lines: lines, out: stderr})
 	}
+	// An MCP server's questions during a call are asked at this prompt.
+	a = a.Answering(terminal.Answerer{Lines: lines, Out: stderr})
 	for {
 		fmt.Fprint(stderr, "> ")
 		var line string

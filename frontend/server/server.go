@@ -166,6 +166,7 @@ func (s *Server) routes() {
 	api.Get("/runs/:id/export", s.exportRun)
 	api.Post("/runs/:id/cancel", s.cancelRun)
 	api.Post("/runs/:id/continue", s.continueRun)
+	api.Post("/runs/:id/asks/:ask", s.answerAsk)
 	api.Post("/runs/:id/rerun", s.rerunRun)
 	api.Post("/evals", s.startEval)
 	api.Get("/evals/suites", s.listSuites) // before /evals/:id, which would take them

@@ -66,6 +66,9 @@ func (r *Renderer) Render(e agent.Event) {
 		fmt.Fprintf(r.Log, "a tool call inside thinking was not run: the reply ended inside thinking after %s\n", printable(e.Text))
 	case agent.ToolFinished:
 		r.toolFinished(e)
+	case agent.ElicitationRequested, agent.ElicitationAnswered, agent.ElicitationCompleted,
+		agent.SamplingRequested, agent.SamplingFinished, agent.SamplingAnswered:
+		r.asked(e)
 	case agent.ToolResponse:
 		// What the model wrote beside its calls is not the answer.
 		if said := strings.TrimSpace(r.run.Round(e.Round).Text()); said != "" {

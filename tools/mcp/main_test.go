@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolscope/toolscope/mcpserver"
 	"github.com/toolscope/toolscope/tools/mcp"
+	"github.com/toolscope/toolscope/tools/mcp/askstest"
 )
 
 // The stdio servers of these tests are this test binary, started again
@@ -29,6 +30,7 @@ var servers = map[string]func() *sdk.Server{
 	"content":    contentServer,
 	"ordered":    orderedServer,
 	"meta":       metaServer,
+	"asks":       askstest.Server,
 }
 
 // otherRoles are the roles of servers that misbehave or do without the

@@ -103,10 +103,13 @@ func (s *server) connect(ctx context.Context) error {
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "toolscope", Version: buildinfo.Version()}, &sdk.ClientOptions{
 		Logger: slog.New(sdkLog{Handler: s.logger.Handler(), leftOut: s.sdkLeftOutTool}),
-		// Roots, sampling and elicitation are not offered: toolscope has
-		// nothing to answer them with.
-		Capabilities:           &sdk.ClientCapabilities{},
-		ToolListChangedHandler: s.toolsChanged,
+		// Roots are not offered; elicitation and sampling are answered
+		// by the run whose call is in flight (asks.go).
+		Capabilities:                  clientCapabilities(),
+		ToolListChangedHandler:        s.toolsChanged,
+		ElicitationHandler:            s.elicit,
+		ElicitationCompleteHandler:    s.elicitationComplete,
+		CreateMessageWithToolsHandler: s.sample,
 	})
 	s.session, err = s.handshake(client, transport)
 	if err == nil {

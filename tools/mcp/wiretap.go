@@ -111,6 +111,7 @@ const (
 // The wiretap also keeps the schemas of the tools the server lists.
 type wiretap struct {
 	schemas listedSchemas
+	asks    elicitSchemas // the forms servers ask to have filled in (see asks.go)
 
 	mu     sync.Mutex
 	next   int
@@ -169,6 +170,7 @@ func (t *wiretap) requestID(c *tappedCall) string {
 func (t *wiretap) record(direction string, msgs []rpcMessage) {
 	for _, m := range msgs {
 		t.schemas.observe(direction, m)
+		t.asks.observe(direction, m)
 		c, cancels := t.owner(direction, m)
 		if c == nil {
 			continue

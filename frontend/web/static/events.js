@@ -8,6 +8,41 @@
 
 /** EventType names an event of a run: its SSE event name and its JSON "type" (agent.Type). */
 export const EventType = Object.freeze({
+  /**
+   * ElicitationRequested: a server asks the person; Ask.Elicitation.
+   * Ask.Waiting when the run waits for the person's answer.
+   */
+  ElicitationRequested: 'elicitation_requested',
+  /**
+   * ElicitationAnswered: Reply, as the server gets it; Reply.Note says
+   * why when toolscope answered in the person's place.
+   */
+  ElicitationAnswered: 'elicitation_answered',
+  /**
+   * ElicitationCompleted: the server says a URL-mode elicitation the
+   * person accepted is done.
+   */
+  ElicitationCompleted: 'elicitation_completed',
+  /**
+   * SamplingRequested: a server asks the model; Ask.Sampling, and
+   * Input: exactly what the model is given.
+   */
+  SamplingRequested: 'sampling_requested',
+  /**
+   * SamplingToken: Text: raw model output of the sampling round, in
+   * one Region, as Token.
+   */
+  SamplingToken: 'sampling_token',
+  /**
+   * SamplingFinished: the model's reply is done: Ask.Sampling.Answer,
+   * Stats. Ask.Waiting in step mode, where the person approves it.
+   */
+  SamplingFinished: 'sampling_finished',
+  /**
+   * SamplingAnswered: what the server gets: Reply (Action accept with
+   * the answer, or decline) or, when the request was refused, Error.
+   */
+  SamplingAnswered: 'sampling_answered',
   /** Run */
   RunStarted: 'run_started',
   /** Round, Input: exactly what the model is given; StartsInThinking */

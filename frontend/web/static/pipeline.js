@@ -7,6 +7,7 @@ import { markEdited, showPause } from './step.js';
 import { EventType, Reason } from './events.js';
 import { RUN_EVENT } from './runevent.js';
 import { settingControl } from './options.js';
+import { askHandlers } from './asks.js';
 
 /** createTurn draws a user's request; its rounds go inside. */
 export function createTurn(message) {
@@ -552,6 +553,9 @@ const handlers = {
     end.hidden = false;
     this.finished = true;
   },
+
+  // What an MCP server asks while its tool runs (asks.js).
+  ...askHandlers,
 };
 
 
@@ -565,6 +569,7 @@ const handlers = {
  * @property {(head: HTMLElement, round: number, input: object, settings?: Record<string, unknown>) => void} [onRoundHead]
  *   a round's header has been drawn; settings are the run's own, as run_started recorded them
  * @property {((body: object | undefined) => Promise<unknown>) | null} [continueRun] ends a pause in step mode (absent: the page cannot)
+ * @property {((id: number, body: object) => Promise<unknown>) | null} [answerAsk] answers an MCP server's ask the run waits on (absent: the page cannot)
  * @property {(pause: object | null) => void} [onPause] the run waits on a pause (step mode), or no longer (null)
  * @property {number} [firstRound] for a rerun, the round of the run it reran, which its round 1 is
  */
@@ -585,6 +590,7 @@ export class RunView {
     this.onTools = hooks.onTools;
     this.onRoundHead = hooks.onRoundHead;
     this.continueRun = hooks.continueRun;
+    this.answerAsk = hooks.answerAsk;
     this.onPause = hooks.onPause;
     this.turn = turn;
     if (hooks.firstRound) turn.dataset.firstRound = String(hooks.firstRound);

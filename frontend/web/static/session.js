@@ -149,6 +149,7 @@ export class Session {
       onTools: this.hooks.onTools,
       onRoundHead: (head, round, input, settings) => this.hooks.rerunButton(head, run.id, round, input, settings),
       continueRun: this.viewer ? null : (body) => request('POST', `/api/runs/${run.id}/continue`, body),
+      answerAsk: this.viewer ? null : (id, body) => request('POST', `/api/runs/${run.id}/asks/${id}`, body),
     });
     // EventSource resumes by itself, sending Last-Event-ID; the view skips
     // anything it has already drawn.

@@ -1,0 +1,268 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm"
+	"github.com/toolscope/toolscope/tools"
+)
+
+const askForm = `{"type": "object", "properties": {"name": {"type": "string"}, "guests": {"type": "integer", "minimum": 1, "default": 2}}, "required": ["name"]}`
+
+// asking is a tool that asks its server's questions through the call's
+// Asker, as an MCP server's tool does, and returns what came back.
+func asking(do func(ctx context.Context, a tools.Asker) (string, error)) tools.Tool {
+	return tools.Func("ask", "asks things", json.RawMessage(`{"type": "object", "properties": {}}`),
+		func(ctx context.Context, _ struct{}) (string, error) {
+			a := tools.AskerOf(ctx)
+			if a == nil {
+				return "", errorText("no asker in the call's context")
+			}
+			return do(ctx, a)
+		})
+}
+
+type errorText string
+
+func (e errorText) Error() string { return string(e) }
+
+func elicitForm(ctx context.Context, a tools.Asker) (string, error) {
+	r, err := a.Elicit(ctx, tools.Elicitation{Server: "s", Mode: tools.ElicitForm, Message: "Who?", Schema: json.RawMessage(askForm)})
+	if err != nil {
+		return "", err
+	}
+	content, _ := json.Marshal(r.Content)
+	return r.Action + " " + string(content), nil
+}
+
+// person answers asks with the replies queued, and keeps the asks.
+type person struct {
+	replies []agent.Reply
+	asked   []agent.Ask
+}
+
+func (p *person) Answer(_ context.Context, a agent.Ask) agent.Reply {
+	p.asked = append(p.asked, a)
+	r := p.replies[0]
+	p.replies = p.replies[1:]
+	return r
+}
+
+// runAsking runs one round that calls the tool ask, and a second that
+// answers, and returns the events.
+func runAsking(t *testing.T, tool tools.Tool, cfg agent.Config, replies ...[]string) []agent.Event {
+	t.Helper()
+	registry, err := tools.NewRegistry(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := append([][]string{{"<tool_call>\n{\"name\": \"ask\", \"arguments\": {}}\n</tool_call>"}}, replies...)
+	script = append(script, []string{"Done."})
+	cfg.Backend, cfg.Tools = &scripted{replies: script}, registry
+	var events []agent.Event
+	agent.New(cfg).Run(t.Context(), &agent.Conversation{}, "Book a table", func(e agent.Event) { events = append(events, e) })
+	return events
+}
+
+func result(t *testing.T, events []agent.Event) string {
+	t.Helper()
+	for _, e := range events {
+		if e.Type == agent.ToolFinished {
+			if e.Error != "" {
+				return "error: " + e.Error
+			}
+			return e.Result
+		}
+	}
+	t.Fatal("no tool_finished")
+	return ""
+}
+
+// Every elicitation policy answers as --elicit says, and the events show
+// the question and the answer between the call's start and end.
+func TestElicitationPolicies(t *testing.T) {
+	cases := []struct {
+		name     string
+		cfg      agent.Config
+		want     string
+		note     string
+		waiting  bool
+		answerer *person
+	}{
+		{name: "ask", cfg: agent.Config{}, answerer: &person{replies: []agent.Reply{{Action: tools.Accept, Content: map[string]any{"name": "Ada"}}}},
+			want: `accept {"name":"Ada"}`, waiting: true},
+		{name: "ask, declined", cfg: agent.Config{}, answerer: &person{replies: []agent.Reply{{Action: tools.Decline}}}, want: "decline null", waiting: true},
+		{name: "ask, an answer that does not fit", cfg: agent.Config{}, answerer: &person{replies: []agent.Reply{{Action: tools.Accept, Content: map[string]any{"guests": 0}}}},
+			want: "cancel null", note: "did not fit", waiting: true},
+		{name: "ask with nobody to ask", cfg: agent.Config{}, want: "decline null", note: "nobody to ask here (toolscope run)"},
+		{name: "decline", cfg: agent.Config{Asks: agent.Asks{Elicit: agent.ElicitDecline}}, answerer: &person{}, want: "decline null", note: "--elicit decline"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.answerer != nil {
+				c.cfg.Answerer = c.answerer
+			}
+			events := runAsking(t, asking(elicitForm), c.cfg)
+			if got := result(t, events); got != c.want {
+				t.Errorf("the server got %q, want %q", got, c.want)
+			}
+			asked, answered := ofType(events, agent.ElicitationRequested), ofType(events, agent.ElicitationAnswered)
+			if len(asked) != 1 || len(answered) != 1 {
+				t.Fatalf("%d asked and %d answered events", len(asked), len(answered))
+			}
+			if a := asked[0].Ask; a.ID != 1 || a.Kind != agent.AskElicitation || a.Call != 0 || a.Waiting != c.waiting || a.Elicitation.Message != "Who?" {
+				t.Errorf("ask = %+v", a)
+			}
+			if !strings.Contains(answered[0].Reply.Note, c.note) {
+				t.Errorf("note %q, want it to say %q", answered[0].Reply.Note, c.note)
+			}
+			if got := strings.Join(types(typesOf(events)), " "); !strings.Contains(got, "tool_started elicitation_requested elicitation_answered tool_finished") {
+				t.Errorf("events %s: the ask is not inside the call", got)
+			}
+		})
+	}
+}
+
+func typesOf(events []agent.Event) []agent.Type {
+	var ts []agent.Type
+	for _, e := range events {
+		ts = append(ts, e.Type)
+	}
+	return ts
+}
+
+// --elicit defaults fills a form with its defaults, and declines one with
+// a required field that has none, saying which.
+func TestElicitDefaults(t *testing.T) {
+	cfg := agent.Config{Asks: agent.Asks{Elicit: agent.ElicitDefaults}}
+	defaulted := func(ctx context.Context, a tools.Asker) (string, error) {
+		r, err := a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitForm, Schema: json.RawMessage(
+			`{"type": "object", "properties": {"units": {"type": "string", "enum": ["metric", "imperial"], "default": "metric"}, "note": {"type": "string"}}, "required": ["units"]}`)})
+		content, _ := json.Marshal(r.Content)
+		return r.Action + " " + string(content), err
+	}
+	if got := result(t, runAsking(t, asking(defaulted), cfg)); got != `accept {"units":"metric"}` {
+		t.Errorf("defaults: the server got %q", got)
+	}
+	events := runAsking(t, asking(elicitForm), cfg)
+	if got := result(t, events); got != "decline null" {
+		t.Errorf("a required field without a default: the server got %q", got)
+	}
+	if note := ofType(events, agent.ElicitationAnswered)[0].Reply.Note; !strings.Contains(note, `required field "name", which has no default`) {
+		t.Errorf("note = %q", note)
+	}
+}
+
+func sampleOnce(ctx context.Context, a tools.Asker) (string, error) {
+	r, err := a.Sample(ctx, tools.SamplingRequest{Server: "s", SystemPrompt: "Be brief.", MaxTokens: 5000,
+		Messages: []tools.SamplingMessage{{Role: "user", Text: "Summarize: the cat sat."}}})
+	if err != nil {
+		return "", err
+	}
+	return r.Text + " / " + r.Model + " / " + r.StopReason, nil
+}
+
+// A sampling request is answered by the run's own model, in a nested
+// round: its input is the server's system prompt and messages, its
+// tokens stream, its answer goes back, thinking left out.
+func TestSamplingAnsweredByTheRunsModel(t *testing.T) {
+	events := runAsking(t, asking(sampleOnce), agent.Config{Asks: agent.Asks{SamplingMaxTokens: 64}},
+		[]string{"<think>short</think>", "A cat ", "sat."})
+	if got := result(t, events); got != "A cat sat. / test-model / endTurn" {
+		t.Errorf("the server got %q", got)
+	}
+	req := ofType(events, agent.SamplingRequested)
+	if len(req) != 1 {
+		t.Fatalf("%d sampling_requested events", len(req))
+	}
+	in := req[0].Input
+	if len(in.Messages) != 2 || in.Messages[0] != (llm.Message{Role: llm.RoleSystem, Content: "Be brief."}) || in.Messages[1].Content != "Summarize: the cat sat." {
+		t.Errorf("the model read %+v", in.Messages)
+	}
+	if s := req[0].Ask.Sampling; s.MaxTokens != 5000 || s.GrantedTokens != 64 {
+		t.Errorf("asked %d tokens, granted %d; want 5000 capped to 64", s.MaxTokens, s.GrantedTokens)
+	}
+	var raw strings.Builder
+	for _, e := range ofType(events, agent.SamplingToken) {
+		raw.WriteString(e.Text)
+	}
+	if raw.String() != "<think>short</think>A cat sat." {
+		t.Errorf("raw output %q", raw.String())
+	}
+	if got := ofType(events, agent.SamplingFinished)[0].Ask.Sampling.Answer; got != "A cat sat." {
+		t.Errorf("answer %q", got)
+	}
+	if got := strings.Join(types(typesOf(events)), " "); !strings.Contains(got, "tool_started sampling_requested sampling_token") ||
+		!strings.Contains(got, "sampling_finished sampling_answered tool_finished") {
+		t.Errorf("events %s: the sampling round is not inside the call", got)
+	}
+}
+
+// Past --sampling-per-call, the server is refused, saying why, and the
+// model is not asked.
+func TestSamplingPerCallLimit(t *testing.T) {
+	twice := func(ctx context.Context, a tools.Asker) (string, error) {
+		if _, err := sampleOnce(ctx, a); err != nil {
+			return "", err
+		}
+		return sampleOnce(ctx, a)
+	}
+	events := runAsking(t, asking(twice), agent.Config{Asks: agent.Asks{SamplingPerCall: 1}}, []string{"One."})
+	if got := result(t, events); !strings.Contains(got, "a tool call may make 1 sampling requests (--sampling-per-call), and this is number 2") {
+		t.Errorf("the server got %q", got)
+	}
+	answered := ofType(events, agent.SamplingAnswered)
+	if len(answered) != 2 || answered[1].Error == "" || answered[1].Ask.ID != 2 {
+		t.Errorf("sampling_answered events: %+v", answered)
+	}
+}
+
+// In step mode the person approves the model's answer, or edits it, or
+// declines it, before it goes back.
+func TestSamplingApprovedInStepMode(t *testing.T) {
+	edited := "A cat, sitting."
+	cases := []struct {
+		reply agent.Reply
+		want  string
+	}{
+		{agent.Reply{Action: tools.Accept}, "A cat sat. / test-model / endTurn"},
+		{agent.Reply{Action: tools.Accept, Answer: &edited}, "A cat, sitting. / test-model / endTurn"},
+		{agent.Reply{Action: tools.Decline}, "error: declined by the user"},
+	}
+	for _, c := range cases {
+		p := &person{replies: []agent.Reply{c.reply}}
+		events := runAsking(t, asking(sampleOnce), agent.Config{Answerer: p, Stepper: goOn{}}, []string{"A cat sat."})
+		if got := result(t, events); got != c.want {
+			t.Errorf("%+v: the server got %q, want %q", c.reply, got, c.want)
+		}
+		if len(p.asked) != 1 || p.asked[0].Sampling.Answer != "A cat sat." || !p.asked[0].Waiting {
+			t.Errorf("the person was asked %+v", p.asked)
+		}
+	}
+}
+
+// goOn is a Stepper that goes on at every pause.
+type goOn struct{}
+
+func (goOn) Step(context.Context, agent.Pause) agent.Edit { return agent.Edit{} }
+
+// An ask that comes once the call is over is refused: nothing of it shows
+// after the call's end.
+func TestAskAfterTheCallIsRefused(t *testing.T) {
+	kept := make(chan tools.Asker, 1)
+	keep := func(_ context.Context, a tools.Asker) (string, error) { kept <- a; return "ok", nil }
+	events := runAsking(t, asking(keep), agent.Config{Asks: agent.Asks{Elicit: agent.ElicitDefaults}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := (<-kept).Elicit(ctx, tools.Elicitation{Mode: tools.ElicitForm}); err == nil || !strings.Contains(err.Error(), "is over") {
+		t.Errorf("an ask after the call: %v", err)
+	}
+	if n := len(ofType(events, agent.ElicitationRequested)); n != 0 {
+		t.Errorf("%d asks shown", n)
+	}
+}
