@@ -58,6 +58,10 @@ type Options struct {
 	// input is closed, and again once it has been sent SIGTERM, before it
 	// is killed. The default is 2 seconds.
 	ShutdownTimeout time.Duration
+	// Roots are the working folders the user named, absolute paths (see
+	// Root): each server may ask for them (roots/list), as file:// URIs.
+	// Without any, toolscope declares no roots capability.
+	Roots []string
 	// Logger receives connection events and, at debug level, every line
 	// the servers write to stderr. The default is slog.Default().
 	Logger *slog.Logger

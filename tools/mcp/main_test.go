@@ -29,6 +29,7 @@ var servers = map[string]func() *sdk.Server{
 	"content":    contentServer,
 	"ordered":    orderedServer,
 	"meta":       metaServer,
+	"library":    libraryServer,
 }
 
 // otherRoles are the roles of servers that misbehave or do without the
