@@ -259,7 +259,7 @@ func TestRootMustBeADirectory(t *testing.T) {
 	}
 	for dir, want := range map[string]string{
 		file:                     "is not a directory",
-		file + "-missing":        "cannot be read",
+		file + "-missing":        "no such directory",
 		"":                       "a root must name a directory",
 		filepath.Dir(file) + "/": "",
 	} {

@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,21 +20,27 @@ import (
 
 // Root checks that dir is a directory and returns its absolute, cleaned
 // path, which Options.Roots takes. Symbolic links are kept as written: a
-// server resolves them as the user would.
+// server resolves them as the user would. Its errors say what is wrong
+// with dir without naming it, as the flag that gave it names it.
 func Root(dir string) (string, error) {
 	if dir == "" {
-		return "", fmt.Errorf("a root must name a directory")
+		return "", errors.New("a root must name a directory")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("%q: %w", dir, err)
+		return "", err
 	}
 	info, err := os.Stat(abs)
+	var pathErr *fs.PathError
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", errors.New("no such directory")
+	case errors.As(err, &pathErr):
+		return "", fmt.Errorf("cannot be read: %w", pathErr.Err)
 	case err != nil:
-		return "", fmt.Errorf("%q cannot be read: %w", dir, err)
+		return "", fmt.Errorf("cannot be read: %w", err)
 	case !info.IsDir():
-		return "", fmt.Errorf("%q is not a directory", dir)
+		return "", errors.New("is not a directory")
 	}
 	return abs, nil
 }
