@@ -60,12 +60,12 @@ func (h *Hub) GetPrompt(ctx context.Context, name, prompt string, args map[strin
 	if err != nil {
 		return nil, err
 	}
-	session, err := s.usable()
+	session, err := s.ready()
 	if err != nil {
 		return nil, err
 	}
 	if missing := s.catalog.missingArguments(prompt, args); len(missing) > 0 {
-		return nil, fmt.Errorf("%w: prompt %q of MCP server %q needs %s", ErrPromptArguments, prompt, s.name, strings.Join(missing, ", "))
+		return nil, kindOf{fmt.Errorf("prompt %q of MCP server %q needs %s", prompt, s.name, strings.Join(missing, ", ")), ErrPromptArguments}
 	}
 	ctx, cancel := s.requestContext(ctx)
 	defer cancel()

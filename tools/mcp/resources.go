@@ -58,6 +58,28 @@ type ServerResources struct {
 // ErrNoServer is the error of a server name that the Hub does not know.
 var ErrNoServer = errors.New("no MCP server")
 
+// ErrUnavailable is the error of a request to a server that is not
+// connected: it failed, stopped or was closed; the error says why.
+var ErrUnavailable = errors.New("MCP server not connected")
+
+// kindOf gives an error in its own words the kind of a sentinel error,
+// for errors.Is, without the sentinel's text.
+type kindOf struct {
+	error
+	kind error
+}
+
+func (k kindOf) Is(target error) bool { return target == k.kind }
+
+// ready returns the session of a ready server, or why it is not.
+func (s *server) ready() (*sdk.ClientSession, error) {
+	session, err := s.usable()
+	if err != nil {
+		return nil, kindOf{err, ErrUnavailable}
+	}
+	return session, nil
+}
+
 // RefusedError is a server's JSON-RPC error answer to a request toolscope
 // sent it on a user's behalf, such as resources/read for a URI it does
 // not know.
@@ -165,7 +187,7 @@ func (h *Hub) ReadResource(ctx context.Context, name, uri string) (*sdk.ReadReso
 	if err != nil {
 		return nil, err
 	}
-	session, err := s.usable()
+	session, err := s.ready()
 	if err != nil {
 		return nil, err
 	}
