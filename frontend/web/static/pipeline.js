@@ -7,6 +7,7 @@ import { markEdited, showPause } from './step.js';
 import { EventType, Reason } from './events.js';
 import { RUN_EVENT } from './runevent.js';
 import { settingControl } from './options.js';
+import { resultParts } from './resources.js';
 
 /** createTurn draws a user's request; its rounds go inside. */
 export function createTurn(message) {
@@ -468,6 +469,7 @@ const handlers = {
       // The exact text the tool returned: the model reads the same.
       fill(card, { result: e.result ?? '' });
       slot(card, 'result').hidden = false;
+      resultParts(card, e);
     }
     if (e.wire?.length) {
       const list = slot(card, 'wire-list');
