@@ -63,7 +63,7 @@ func TestResourcesAndPromptsInThePanel(t *testing.T) {
 	// The first resource opens in the dialog, read from the server.
 	uri := eval[string](p, box+`.querySelector('.resource:not(.is-template) .resource-uri').textContent`)
 	name := eval[string](p, box+`.querySelector('.resource:not(.is-template) .resource-name').textContent`)
-	p.do(chromedp.Evaluate[chromedp.Void](box+`.querySelector('.resource:not(.is-template) button').click()`))
+	p.do(chromedp.Evaluate[chromedp.Void](box + `.querySelector('.resource:not(.is-template) button').click()`))
 	p.waitFor("the resource read", `document.getElementById('resource-dialog').open && document.querySelector('#resource-body .resource-content')`)
 	contains(t, "the resource dialog", eval[string](p, `document.getElementById('resource-note').textContent`), uri)
 	p.screenshot("resource-dialog")
