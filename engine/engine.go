@@ -187,7 +187,7 @@ func Start(ctx context.Context, s Settings, log io.Writer, opts ...Option) (*Eng
 	}
 	e.settled.Store(st)
 	if len(specs) > 0 {
-		e.hub, _ = mcp.Connect(ctx, e.resolve(specs), mcp.Options{Timeout: s.ToolTimeout, OAuth: e.oauth})
+		e.hub, _ = mcp.Connect(ctx, e.resolve(specs), mcp.Options{Timeout: s.ToolTimeout, OAuth: e.oauth, Roots: s.Roots})
 		e.reportMCP(log)
 	}
 	e.index = newToolIndex(s)
@@ -314,6 +314,10 @@ func (e *Engine) MCPServers() []mcp.ServerInfo {
 	}
 	return e.hub.Servers()
 }
+
+// MCP is the hub of the MCP servers, for their resources and prompts;
+// nil when there are none.
+func (e *Engine) MCP() *mcp.Hub { return e.hub }
 
 // Agent builds the agent that s describes. BackendAuto in s means the
 // backend Start settled on. Its error joins *SettingError values when s

@@ -83,6 +83,9 @@ type Settings struct {
 	// MCPConfig file (Claude Desktop's mcpServers format).
 	MCP       []mcp.ServerSpec
 	MCPConfig string
+	// Roots are the working folders the MCP servers may ask for, absolute
+	// paths (see mcp.Root).
+	Roots []string
 	// Sampling tunes every reply of a run (temperature, top_p, stop
 	// strings, seed, a length limit); nil keeps the backend's defaults.
 	// It is per request, not a server setting: no flag sets it, a

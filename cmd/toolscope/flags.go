@@ -105,6 +105,7 @@ func (c *command) withToolSources() {
 	s := &c.settings
 	c.add(groupTools, "mcp", "command|URL", "an MCP server: a command to start over stdio, or a streamable HTTP URL (repeatable)", mcpValue{&s.MCP, ""})
 	c.add(groupTools, "mcp-sse", "URL", "an MCP server's URL on the older HTTP+SSE transport (repeatable)", mcpValue{&s.MCP, mcp.TransportSSE})
+	c.add(groupTools, "root", "dir", "a working folder the MCP servers may ask for (roots/list), such as the project a filesystem server should work in (repeatable)", rootsValue{&s.Roots})
 }
 
 // withSetting adds the flag of one setting of engine's table, listed under
@@ -404,6 +405,8 @@ type (
 		specs     *[]mcp.ServerSpec
 		transport string
 	}
+	// rootsValue adds a working folder, checked and made absolute.
+	rootsValue struct{ dirs *[]string }
 	// hostsValue adds host names, several at once when separated by
 	// commas, as $TOOLSCOPE_ALLOW_HOST gives them.
 	hostsValue struct{ names *[]string }
@@ -465,6 +468,16 @@ func (v mcpValue) Set(s string) error {
 		return err
 	}
 	*v.specs = append(*v.specs, spec)
+	return nil
+}
+
+func (v rootsValue) String() string { return "" }
+func (v rootsValue) Set(s string) error {
+	dir, err := mcp.Root(s)
+	if err != nil {
+		return err
+	}
+	*v.dirs = append(*v.dirs, dir)
 	return nil
 }
 

@@ -32,6 +32,9 @@ type runRequest struct {
 	// Step starts the run in step mode: it pauses until POST
 	// /api/runs/{id}/continue (see runs.Spec.Step).
 	Step bool `json:"step"`
+	// Resources are MCP resources read into the user's turn, before the
+	// message (see withResources).
+	Resources []attachedResource `json:"resources"`
 }
 
 // emptyMessage is the problem of a request that asks nothing, or none.
@@ -53,6 +56,12 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
 	spec := runs.Spec{Message: req.Message, ConversationID: req.ConversationID, Step: req.Step}
+	if len(req.Resources) > 0 {
+		if spec.Message, err = s.withResources(c.UserContext(), req.Resources, req.Message); err != nil {
+			return err
+		}
+		req.Message = spec.Message // a follow-up's history ends with it
+	}
 	if req.AfterRun != "" {
 		if spec.History, spec.Source, err = s.conversationAfter(req); err != nil {
 			return err

@@ -184,6 +184,10 @@ func (s *Server) routes() {
 	api.Get("/tools", s.tools)
 	api.Get("/mcp", s.mcpServers)
 	api.Post("/mcp/servers/:name/authorize", s.signIn)
+	api.Get("/mcp/resources", s.mcpResources)
+	api.Get("/mcp/resources/read", s.readMCPResource)
+	api.Get("/mcp/prompts", s.mcpPrompts)
+	api.Post("/mcp/prompts/get", s.getMCPPrompt)
 	api.Get("/share/qr.png", s.shareQR)
 	api.Get("/runs", s.listRuns)
 	if s.cfg.Metrics != nil {

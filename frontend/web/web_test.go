@@ -138,7 +138,10 @@ func TestTemplatesScriptsUse(t *testing.T) {
 	// pull's slots too.
 	pulling := sample
 	pulling.Demo, pulling.Fallback = true, &Fallback{Problem: "model is not pulled", Next: "Pull it here.", Pull: "qwen3:4b"}
-	html := render(t, sample) + render(t, pulling)
+	// With an MCP server, the panel has its resources' and prompts' slots.
+	serving := sample
+	serving.MCPServers = []MCPServer{{Name: "everything", Transport: "stdio", State: "ready"}}
+	html := render(t, sample) + render(t, pulling) + render(t, serving)
 	scripts, err := fs.Glob(Static, "static/*.js")
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts: %v", err)

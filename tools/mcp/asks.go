@@ -32,9 +32,11 @@ import (
 const codeRefused = -1
 
 // clientCapabilities are what toolscope answers: elicitation in both
-// modes, and sampling without tools (see sample).
-func clientCapabilities() *sdk.ClientCapabilities {
+// modes, sampling without tools (see sample), and roots when the user
+// named some.
+func clientCapabilities(roots []string) *sdk.ClientCapabilities {
 	return &sdk.ClientCapabilities{
+		RootsV2:     rootsCapability(roots),
 		Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}},
 		Sampling:    &sdk.SamplingCapabilities{},
 	}

@@ -61,6 +61,10 @@ type Options struct {
 	// OAuth says where sign-ins to servers that ask for OAuth are kept,
 	// and how the user is asked to sign in (see oauth.go).
 	OAuth OAuthOptions
+	// Roots are the working folders the user named, absolute paths (see
+	// Root): each server may ask for them (roots/list), as file:// URIs.
+	// Without any, toolscope declares no roots capability.
+	Roots []string
 	// Logger receives connection events and, at debug level, every line
 	// the servers write to stderr. The default is slog.Default().
 	Logger *slog.Logger

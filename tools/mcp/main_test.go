@@ -31,6 +31,7 @@ var servers = map[string]func() *sdk.Server{
 	"ordered":    orderedServer,
 	"meta":       metaServer,
 	"asks":       askstest.Server,
+	"library":    libraryServer,
 }
 
 // otherRoles are the roles of servers that misbehave or do without the

@@ -227,8 +227,3 @@ func (h *Hub) reconnect(name string) {
 	h.rebuild()
 }
 
-func (s *server) currentState() State {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.state
-}

@@ -51,6 +51,7 @@ type server struct {
 	session *sdk.ClientSession
 	refresh chan struct{} // a tools/list_changed arrived
 	ended   chan struct{} // closed once the connection has ended and state says why
+	catalog *catalog      // its resources and prompts (resources.go)
 
 	oauth *oauthClient // streamable HTTP servers that may sign in (oauth.go)
 	// handshakeTimer ends a handshake that takes too long; a sign-in in
@@ -78,6 +79,7 @@ func newServer(ctx context.Context, spec ServerSpec, name string, opts Options, 
 		changed: changed,
 		refresh: make(chan struct{}, 1),
 		ended:   make(chan struct{}),
+		catalog: newCatalog(),
 	}
 	// The connection outlives Connect's deadline, if any; the hub ends it.
 	s.ctx, s.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
@@ -103,17 +105,23 @@ func (s *server) connect(ctx context.Context) error {
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "toolscope", Version: buildinfo.Version()}, &sdk.ClientOptions{
 		Logger: slog.New(sdkLog{Handler: s.logger.Handler(), leftOut: s.sdkLeftOutTool}),
-		// Roots are not offered; elicitation and sampling are answered
-		// by the run whose call is in flight (asks.go).
-		Capabilities:                  clientCapabilities(),
+		// Elicitation and sampling are answered by the run whose call is
+		// in flight (asks.go); roots are offered when the user named some.
+		Capabilities:                  clientCapabilities(s.opts.Roots),
 		ToolListChangedHandler:        s.toolsChanged,
+		ResourceListChangedHandler:    s.resourcesChanged,
+		PromptListChangedHandler:      s.promptsChanged,
 		ElicitationHandler:            s.elicit,
 		ElicitationCompleteHandler:    s.elicitationComplete,
 		CreateMessageWithToolsHandler: s.sample,
 	})
+	addRoots(client, s.opts.Roots)
 	s.session, err = s.handshake(client, transport)
 	if err == nil {
 		err = s.listTools(s.ctx)
+	}
+	if err == nil {
+		s.listCatalog(s.ctx)
 	}
 	// From here on only the hub may end the connection. A timer or a
 	// context that fired just now is cancelling it, though: wait for that.
@@ -143,6 +151,7 @@ func (s *server) connect(ctx context.Context) error {
 	s.logger.Info("MCP server connected", "transport", s.spec.transport(), "tools", n)
 	go s.watch()
 	go s.refreshTools()
+	go s.refreshCatalog()
 	return nil
 }
 

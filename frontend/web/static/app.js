@@ -7,6 +7,7 @@
 // keeps its own state in its own module; this one keeps none.
 import { get } from './api.js';
 import { ChatScroll } from './scroll.js';
+import { Catalog } from './resources.js';
 import { Compare } from './compare.js';
 import { Composer } from './composer.js';
 import { Health, markOffered } from './health.js';
@@ -42,7 +43,7 @@ const dialog = new InputDialog($('input-dialog'));
 if (!viewer) startOAuth();
 const health = new Health({ banner: $('health'), bannerText: $('health-text'), status: $('health-status'), model: $('set-model') }, { viewer });
 // A viewer's page has no composer, Stop or New conversation.
-const composer = $('composer') && new Composer({ form: $('composer'), message: $('message'), send: $('send'), error: $('composer-error'), chat }, {
+const composer = $('composer') && new Composer({ form: $('composer'), message: $('message'), send: $('send'), error: $('composer-error'), chat, attachments: $('attachments') }, {
   send: (text) => session.send(text),
   running: () => Boolean(session.live),
 });
@@ -62,11 +63,23 @@ const session = new Session({
   closeRecording: () => replay?.close(),
   runEnded: () => {
     health.refreshServers();
+    // A tool may have changed what the servers offer.
+    catalog?.load();
     // The run list would say "running" until its next poll.
     runList?.refresh();
   },
   onTools: markOffered,
   rerunButton: (head, runId, round, input, settings) => rerun?.button(head, runId, round, input, settings),
+});
+
+// MCP servers' resources and prompts, the operator's alone: an attached
+// resource and a prompt go to the composer.
+const catalog = viewer ? null : new Catalog({ dialog: $('resource-dialog') }, {
+  attach: (ref) => composer?.attach(ref),
+  useRequest: (text) => {
+    composer?.set(text, composer.attached());
+    composer?.focus();
+  },
 });
 
 // The viewer's page has neither dialog: it cannot start runs.
@@ -141,4 +154,5 @@ if (runList) {
 }
 health.check();
 health.loadModels();
+catalog?.load();
 pull?.resume();

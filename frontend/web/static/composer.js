@@ -3,7 +3,10 @@
 // error line says why a request did not start. The composer has the
 // keyboard only when someone puts it there (a click, "/", New
 // conversation): once a request is sent, or Esc is pressed with no run to
-// stop, the keys are the page's again (P, Space, Esc).
+// stop, the keys are the page's again (P, Space, Esc). MCP resources
+// attached from the side panel wait above the box, each with its ✕, and
+// go with the next request.
+import { el } from './dom.js';
 import { shortcut } from './keys.js';
 
 // The box grows with its text up to this height, in pixels, then scrolls.
@@ -11,13 +14,15 @@ const MAX_HEIGHT = 200;
 
 export class Composer {
   /**
-   * @param {{form: HTMLFormElement, message: HTMLTextAreaElement, send: HTMLButtonElement, error: HTMLElement, chat: HTMLElement}} ui
-   *   #composer, #message, #send, #composer-error, and the chat, which takes the keyboard when the composer lets it go
+   * @param {{form: HTMLFormElement, message: HTMLTextAreaElement, send: HTMLButtonElement, error: HTMLElement, chat: HTMLElement, attachments: HTMLElement}} ui
+   *   #composer, #message, #send, #composer-error, the chat, which takes the keyboard when the composer lets it go, and #attachments
    * @param {{send: (text: string) => void, running: () => boolean}} hooks
    *   send starts a run with the text; running says whether Esc would stop a run
    */
   constructor(ui, hooks) {
     this.ui = ui;
+    /** @type {import('./resources.js').ResourceRef[]} */
+    this.resources = [];
     const { form, message } = ui;
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
@@ -55,12 +60,47 @@ export class Composer {
   }
 
   /**
-   * set puts text in the box: '' once a request is sent, the request again when it could not start.
+   * set puts text in the box, and the resources attached: '' and none once
+   * a request is sent, the request and its resources again when it could not start.
    * @param {string} text
+   * @param {import('./resources.js').ResourceRef[]} [resources]
    */
-  set(text) {
+  set(text, resources = []) {
     this.ui.message.value = text;
     this.fit();
+    this.resources = [...resources];
+    this.showAttached();
+  }
+
+  /**
+   * attach adds an MCP resource to the next request, once.
+   * @param {import('./resources.js').ResourceRef} ref
+   */
+  attach(ref) {
+    if (!this.resources.some((r) => r.server === ref.server && r.uri === ref.uri)) this.resources.push(ref);
+    this.showAttached();
+  }
+
+  /** attached are the resources the next request attaches. */
+  attached() {
+    return [...this.resources];
+  }
+
+  showAttached() {
+    const list = this.ui.attachments;
+    list.replaceChildren(...this.resources.map((ref, i) => {
+      const chip = el('li', 'attachment', ref.name || ref.uri);
+      chip.title = `${ref.uri} · MCP server ${ref.server}: read into your message when you send it`;
+      const remove = Object.assign(el('button', 'ghost small', '✕'), { type: 'button' });
+      remove.setAttribute('aria-label', `Detach ${ref.name || ref.uri}`);
+      remove.addEventListener('click', () => {
+        this.resources.splice(i, 1);
+        this.showAttached();
+      });
+      chip.append(remove);
+      return chip;
+    }));
+    list.hidden = this.resources.length === 0;
   }
 
   /**

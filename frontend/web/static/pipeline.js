@@ -8,6 +8,7 @@ import { EventType, Reason } from './events.js';
 import { RUN_EVENT } from './runevent.js';
 import { settingControl } from './options.js';
 import { askHandlers } from './asks.js';
+import { resultParts } from './resources.js';
 
 /** createTurn draws a user's request; its rounds go inside. */
 export function createTurn(message) {
@@ -469,6 +470,7 @@ const handlers = {
       // The exact text the tool returned: the model reads the same.
       fill(card, { result: e.result ?? '' });
       slot(card, 'result').hidden = false;
+      resultParts(card, e);
     }
     if (e.wire?.length) {
       const list = slot(card, 'wire-list');

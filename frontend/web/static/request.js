@@ -38,6 +38,25 @@ export function clampRequest(turn) {
 }
 
 /**
+ * showAttached lists, under the turn's request, the MCP resources it
+ * attached: the server read them into the user's turn, before the text,
+ * as the round's input shows.
+ * @param {HTMLElement} turn
+ * @param {import('./resources.js').ResourceRef[]} resources
+ */
+export function showAttached(turn, resources) {
+  if (!resources.length) return;
+  const list = el('ul', 'attachments is-sent');
+  list.setAttribute('aria-label', 'Attached resources');
+  for (const ref of resources) {
+    const chip = el('li', 'attachment', ref.name || ref.uri);
+    chip.title = `${ref.uri} · MCP server ${ref.server}`;
+    list.append(chip);
+  }
+  turn.querySelector('[data-slot=message]')?.after(list);
+}
+
+/**
  * addRunActions puts the run's Copy link, and with exportable its Export,
  * under the turn's request. It returns a function to call when the run has
  * finished: a run is exported whole, so Export waits for its end.

@@ -12,7 +12,7 @@ import { createTurn, RunView, turnRound } from './pipeline.js';
 import { lineage } from './rerun.js';
 import { pausedOn, waitsFor } from './step.js';
 import { startedAt } from './runlist.js';
-import { addRunActions, clampRequest, linkedRun } from './request.js';
+import { addRunActions, clampRequest, linkedRun, showAttached } from './request.js';
 
 // A viewer asks every WATCH_MS which run was started last, and replays each
 // new one from its first event, so that finding it late loses nothing.
@@ -93,18 +93,21 @@ export class Session {
     composer.showError('');
     this.status.origin('');
     this.empty.remove();
+    const attached = composer.attached();
     const turn = this.addTurn(text);
+    showAttached(turn, attached);
     composer.set('');
     this.setLive({ id: null, view: null, source: null });
 
     let run;
     try {
       const follows = this.conversation ? { conversation_id: this.conversation } : { after_run: this.after ?? undefined };
-      run = await request('POST', '/api/runs', { message: text, ...follows, ...options });
+      const resources = attached.length ? { resources: attached.map(({ server, uri }) => ({ server, uri })) } : {};
+      run = await request('POST', '/api/runs', { message: text, ...follows, ...resources, ...options });
     } catch (err) {
       turn.remove();
       if (!this.chat.querySelector('.turn')) this.chat.append(this.empty);
-      composer.set(text);
+      composer.set(text, attached);
       this.setLive(null);
       composer.showError(err.message);
       return;
