@@ -226,4 +226,3 @@ func (h *Hub) reconnect(name string) {
 	h.mu.Unlock()
 	h.rebuild()
 }
-
