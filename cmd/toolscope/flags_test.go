@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolscope/toolscope/agent"
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/streamparser"
@@ -18,7 +19,8 @@ func sample() engine.Settings {
 	return engine.Settings{Backend: engine.BackendOpenAI, Model: "m", OllamaHost: "h:1", OpenAIBaseURL: "http://x/v1", OpenAIAPIKey: "k",
 		Template: "qwen3", Mode: llm.ModeChat, Dialect: streamparser.Pythonic, Think: &think, MaxRounds: 7,
 		ToolDelay: 1500 * time.Millisecond, ToolTimeout: time.Minute, DemoDelay: 5 * time.Millisecond,
-		MCPConfig: "servers.json", ToolsTopK: 4, Retriever: "hybrid", EmbedModel: "e"}
+		MCPConfig: "servers.json", ToolsTopK: 4, Retriever: "hybrid", EmbedModel: "e",
+		Elicit: agent.ElicitDefaults, SamplingMaxTokens: 99, SamplingPerCall: 2}
 }
 
 // TestEverySettingIsAFlagAndAVariable: each row of engine's table, a new
