@@ -17,11 +17,15 @@ import (
 	"github.com/toolscope/toolscope/tools"
 )
 
-// protocolVersion is the one toolscope asks for. It is the newest with
-// the initialize handshake, which every server in the field speaks;
-// asking for a newer one costs most servers a failed server/discover
-// round trip first.
-const protocolVersion = "2025-11-25"
+// protocolVersion is the revision toolscope asks for. With it the SDK
+// sends server/discover first (SEP-2575), and falls back to the
+// initialize handshake at 2025-11-25, whose answer names the revision an
+// older server speaks, on any error that does not come from a 2026-07-28
+// server. A server that does not know server/discover costs one failed
+// round trip: a JSON-RPC error from a stdio server, an HTTP error from an
+// HTTP one; one that does not answer it at all costs discoverWait (see
+// stdoutFilter).
+const protocolVersion = "2026-07-28"
 
 // Why a server's context ended.
 var (
@@ -56,6 +60,7 @@ type server struct {
 
 	mu         sync.Mutex
 	state      State
+	protocol   string        // the revision of MCP agreed on, once ready
 	err        error         // why the server failed
 	stopReason string        // why a server that was ready stopped, as in "exit status 2"
 	tools      []*remoteTool // the server's usable tools, in its order, under its names
@@ -120,11 +125,14 @@ func (s *server) connect(ctx context.Context) error {
 		return s.fail(err)
 	}
 
+	protocol := s.session.InitializeResult().ProtocolVersion
+	s.tap.protocol.Store(&protocol)
 	s.mu.Lock()
 	s.state = StateReady
+	s.protocol = protocol
 	n := len(s.tools)
 	s.mu.Unlock()
-	s.logger.Info("MCP server connected", "transport", s.spec.transport(), "tools", n)
+	s.logger.Info("MCP server connected", "transport", s.spec.transport(), "protocol", protocol, "tools", n)
 	go s.watch()
 	go s.refreshTools()
 	return nil
@@ -170,10 +178,13 @@ func (s *server) transport() (sdk.Transport, error) {
 		return nil, err
 	}
 	s.proc = p
-	return &sdk.IOTransport{
+	pipes := &sdk.IOTransport{
 		Reader: &stdoutFilter{r: bufio.NewReader(p.stdout), c: p.stdout, tap: &s.tap, stray: s.stray},
 		Writer: &teeWriter{w: p.stdin, tap: &s.tap},
-	}, nil
+	}
+	return discoverWait{Transport: pipes, wait: s.opts.DiscoverTimeout, onMiss: func() {
+		s.logger.Info("MCP server did not answer server/discover; taking it for one of an older revision and sending initialize", "waited", s.opts.DiscoverTimeout)
+	}}, nil
 }
 
 func (s *server) httpClient() *http.Client {

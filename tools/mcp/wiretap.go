@@ -111,6 +111,9 @@ const (
 // The wiretap also keeps the schemas of the tools the server lists.
 type wiretap struct {
 	schemas listedSchemas
+	// protocol is the revision of MCP agreed on in the handshake, which
+	// every message of a call is marked with.
+	protocol atomic.Pointer[string]
 
 	mu     sync.Mutex
 	next   int
@@ -173,7 +176,11 @@ func (t *wiretap) record(direction string, msgs []rpcMessage) {
 		if c == nil {
 			continue
 		}
-		tools.Record(c.ctx, tools.WireMessage{Direction: direction, Body: m.raw})
+		var protocol string
+		if p := t.protocol.Load(); p != nil {
+			protocol = *p
+		}
+		tools.Record(c.ctx, tools.WireMessage{Direction: direction, Body: m.raw, Protocol: protocol})
 		if cancels {
 			close(c.cancelled)
 		}
