@@ -526,3 +526,34 @@ func TestStatelessRequestsShareOneProcess(t *testing.T) {
 		t.Errorf("grown = %q", got)
 	}
 }
+
+// The child sees no HTTP headers, so the bridge checks a 2026-07-28
+// request's headers against its body, as the revision wants.
+func TestStatelessHeadersAreChecked(t *testing.T) {
+	_, url := bridge(t, command("lab"), quiet)
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, c := range []struct {
+		method, name, body, want string
+	}{
+		{"tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, `"code":-32602`},
+		{"tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`, `"code":-32020`},
+		{"tools/call", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, `the header Mcp-Method \"tools/call\" does not match the request's method \"tools/list\"`},
+		{"tools/call", "grow", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"pid"}}`, `the header Mcp-Name \"grow\" does not match the request's name \"pid\"`},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, url+mcpbridge.PathHTTP, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", c.method)
+		if c.name != "" {
+			req.Header.Set("Mcp-Name", c.name)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body := readAll(t, resp); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %s %s, want 400 saying %s", c.body, resp.Status, body, c.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Protocol 2026-07-28 (SEP-2575) has no sessions: a client sends
@@ -179,3 +180,54 @@ func (s *session) abandon(st *stream) {
 		}
 	}
 }
+
+// checkHeaders checks a 2026-07-28 POST's headers against its body, as
+// the revision has the server do before anything else; the child, on
+// stdio, sees no headers, so the bridge does it. It answers a request
+// that fails, 400 Bad Request with a JSON-RPC error, and returns false.
+func checkHeaders(w http.ResponseWriter, r *http.Request, msgs []jsonrpc.Message) bool {
+	if len(msgs) != 1 {
+		http.Error(w, "Bad Request: protocol 2026-07-28 sends one JSON-RPC message a POST, not a batch", http.StatusBadRequest)
+		return false
+	}
+	req, ok := msgs[0].(*jsonrpc.Request)
+	if !ok {
+		return true // an answer, which the shared session drops
+	}
+	fail := func(code int64, format string, args ...any) bool {
+		resp := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: code, Message: "toolscope mcp bridge: " + fmt.Sprintf(format, args...)}}
+		data, _ := jsonrpc.EncodeMessage(resp) // decoded a moment ago
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(data)
+		return false
+	}
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if req.IsCall() {
+		var p struct {
+			Meta map[string]any `json:"_meta"`
+		}
+		_ = json.Unmarshal(req.Params, &p) // params of another shape carry no _meta
+		switch meta, _ := p.Meta[sdk.MetaKeyProtocolVersion].(string); {
+		case meta == "":
+			return fail(jsonrpc.CodeInvalidParams, "missing or invalid _meta field %q", sdk.MetaKeyProtocolVersion)
+		case meta != version:
+			return fail(sdk.CodeHeaderMismatch, "the header Mcp-Protocol-Version %q does not match the request's _meta %q", version, meta)
+		}
+	}
+	if got := r.Header.Get("Mcp-Method"); got != req.Method {
+		return fail(sdk.CodeHeaderMismatch, "the header Mcp-Method %q does not match the request's method %q", got, req.Method)
+	}
+	if field, named := nameFields[req.Method]; named {
+		var p map[string]any
+		_ = json.Unmarshal(req.Params, &p)
+		if want, _ := p[field].(string); r.Header.Get("Mcp-Name") != want {
+			return fail(sdk.CodeHeaderMismatch, "the header Mcp-Name %q does not match the request's %s %q", r.Header.Get("Mcp-Name"), field, want)
+		}
+	}
+	return true
+}
+
+// nameFields are the methods whose requests name their object in the
+// Mcp-Name header, and the field of their params that holds the name.
+var nameFields = map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}

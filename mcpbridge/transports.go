@@ -75,6 +75,9 @@ func (b *Bridge) postStreamable(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(sessionHeader)
 	var s *session
 	if isStateless(r) {
+		if !checkHeaders(w, r, msgs) {
+			return
+		}
 		var err error
 		if s, err = b.shared(r); err != nil {
 			refuse(w, msgs, err)
