@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -24,10 +25,15 @@ const methodDiscover = "server/discover"
 // A server that merely starts slowly (npx fetching it) and answers late
 // is not lost: it reads the initialize that follows and answers it, at
 // 2025-11-25, and its late answer to server/discover is dropped.
+//
+// A server that exits instead, as some do at a request before initialize,
+// is noted in exited, for the caller to start it again and send
+// initialize.
 type discoverWait struct {
 	sdk.Transport
 	wait   time.Duration
 	onMiss func()
+	exited *atomic.Bool
 }
 
 func (t discoverWait) Connect(ctx context.Context) (sdk.Connection, error) {
@@ -35,7 +41,7 @@ func (t discoverWait) Connect(ctx context.Context) (sdk.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &probedConn{Connection: conn, wait: t.wait, onMiss: t.onMiss, expired: make(map[jsonrpc.ID]bool)}
+	c := &probedConn{Connection: conn, wait: t.wait, onMiss: t.onMiss, exited: t.exited, expired: make(map[jsonrpc.ID]bool)}
 	c.wake, c.wakeUp = context.WithCancel(context.Background())
 	return c, nil
 }
@@ -48,6 +54,7 @@ type probedConn struct {
 	sdk.Connection
 	wait   time.Duration
 	onMiss func()
+	exited *atomic.Bool
 
 	mu      sync.Mutex
 	pending *jsonrpc.ID         // the server/discover awaiting its answer
@@ -86,6 +93,13 @@ func (c *probedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		if resp, ok := msg.(*jsonrpc.Response); ok && c.answered(resp.ID) {
 			continue
+		}
+		if err != nil && ctx.Err() == nil {
+			c.mu.Lock()
+			if c.pending != nil || len(c.expired) > 0 { // server/discover never answered
+				c.exited.Store(true)
+			}
+			c.mu.Unlock()
 		}
 		return msg, err
 	}

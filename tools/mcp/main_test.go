@@ -53,8 +53,9 @@ var otherRoles = map[string]func(){
 		fmt.Println("unknown command; type help for help")
 		os.Exit(64)
 	},
-	"handmade": func() { handmade(false) },
-	"silent":   func() { handmade(true) },
+	"handmade": func() { handmade("error") },
+	"silent":   func() { handmade("silent") },
+	"fragile":  func() { handmade("fragile") },
 	// an MCP server that also prints a banner on stdout
 	"noisy": func() {
 		fmt.Println("Calculator server v1 starting…")

@@ -103,7 +103,8 @@ func requestMeta(t *testing.T, body []byte) map[string]json.RawMessage {
 }
 
 // Servers that predate server/discover answer it with an error, or not
-// at all; either way the client falls back to initialize.
+// at all, or exit; either way the client falls back to initialize (with
+// the server started again, if it exited).
 func TestServersOfOlderRevisions(t *testing.T) {
 	opts := quick
 	opts.DiscoverTimeout = 100 * time.Millisecond
@@ -117,6 +118,16 @@ func TestServersOfOlderRevisions(t *testing.T) {
 	t.Run("silence", func(t *testing.T) {
 		t.Parallel()
 		hub := connect(t, opts, stdio("silent"))
+		if got := hub.Servers()[0].Protocol; got != "2025-06-18" {
+			t.Errorf("protocol = %q, want 2025-06-18", got)
+		}
+		if out, err, _ := call(t, find(t, hub, "second"), `{}`); err != nil || out != "second got {}" {
+			t.Errorf("second = %q, %v", out, err)
+		}
+	})
+	t.Run("exit", func(t *testing.T) {
+		t.Parallel()
+		hub := connect(t, opts, stdio("fragile"))
 		if got := hub.Servers()[0].Protocol; got != "2025-06-18" {
 			t.Errorf("protocol = %q, want 2025-06-18", got)
 		}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -23,9 +24,13 @@ import (
 // older server speaks, on any error that does not come from a 2026-07-28
 // server. A server that does not know server/discover costs one failed
 // round trip: a JSON-RPC error from a stdio server, an HTTP error from an
-// HTTP one; one that does not answer it at all costs discoverWait (see
-// stdoutFilter).
+// HTTP one; a stdio server that does not answer it at all costs
+// Options.DiscoverTimeout, and one that exits at it a second start (see
+// discoverWait).
 const protocolVersion = "2026-07-28"
+
+// legacyVersion is the newest revision with the initialize handshake.
+const legacyVersion = "2025-11-25"
 
 // Why a server's context ended.
 var (
@@ -57,6 +62,9 @@ type server struct {
 	ended   chan struct{} // closed once the connection has ended and state says why
 
 	shutdownOnce sync.Once
+	// exitedAtDiscover is set when a stdio server exits with
+	// server/discover unanswered.
+	exitedAtDiscover atomic.Bool
 
 	mu         sync.Mutex
 	state      State
@@ -107,7 +115,17 @@ func (s *server) connect(ctx context.Context) error {
 		Capabilities:           &sdk.ClientCapabilities{},
 		ToolListChangedHandler: s.toolsChanged,
 	})
-	s.session, err = s.handshake(client, transport)
+	s.session, err = s.handshake(client, transport, protocolVersion)
+	if err != nil && s.exitedAtDiscover.Load() && s.ctx.Err() == nil {
+		// Some servers of older revisions crash at a request they do not
+		// know before initialize; started again, they are asked no
+		// such thing.
+		s.logger.Info("MCP server exited before it answered server/discover, as some of older revisions do at a request they do not know; starting it again and sending initialize")
+		s.proc.stop(s.opts.ShutdownTimeout)
+		if transport, err = s.transport(); err == nil {
+			s.session, err = s.handshake(client, transport, legacyVersion)
+		}
+	}
 	if err == nil {
 		err = s.listTools(s.ctx)
 	}
@@ -140,10 +158,10 @@ func (s *server) connect(ctx context.Context) error {
 
 // handshake connects client over transport. An HTTP server that is not
 // listening yet is asked again for StartWait, more slowly each time.
-func (s *server) handshake(client *sdk.Client, transport sdk.Transport) (*sdk.ClientSession, error) {
+func (s *server) handshake(client *sdk.Client, transport sdk.Transport, version string) (*sdk.ClientSession, error) {
 	giveUp := time.Now().Add(s.opts.StartWait)
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		session, err := client.Connect(s.ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
+		session, err := client.Connect(s.ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
 		if err == nil || s.proc != nil || !notListening(err) || time.Now().Add(wait).After(giveUp) {
 			return session, err
 		}
@@ -182,7 +200,7 @@ func (s *server) transport() (sdk.Transport, error) {
 		Reader: &stdoutFilter{r: bufio.NewReader(p.stdout), c: p.stdout, tap: &s.tap, stray: s.stray},
 		Writer: &teeWriter{w: p.stdin, tap: &s.tap},
 	}
-	return discoverWait{Transport: pipes, wait: s.opts.DiscoverTimeout, onMiss: func() {
+	return discoverWait{Transport: pipes, wait: s.opts.DiscoverTimeout, exited: &s.exitedAtDiscover, onMiss: func() {
 		s.logger.Info("MCP server did not answer server/discover; taking it for one of an older revision and sending initialize", "waited", s.opts.DiscoverTimeout)
 	}}, nil
 }

@@ -117,12 +117,13 @@ func contentServer() *sdk.Server {
 // handmade is a stdio server written without the SDK, as servers in
 // other languages are: it pages its tool list, and its first tool's schema
 // lacks the "type" it should have, and lists its properties in no
-// alphabetical order. It answers a method it does not know with an
-// error, or, if silent, not at all, as some servers of older revisions
-// treat server/discover.
-func handmade(silent bool) {
+// alphabetical order. A method it does not know it answers with an
+// error, or, as some servers of older revisions treat server/discover,
+// ignores ("silent"), or, before initialize, exits at ("fragile").
+func handmade(unknown string) {
 	in := bufio.NewScanner(os.Stdin)
 	out := json.NewEncoder(os.Stdout)
+	initialized := false
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -139,6 +140,7 @@ func handmade(silent bool) {
 		var result any
 		switch {
 		case req.Method == "initialize":
+			initialized = true
 			result = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
 				"serverInfo": map[string]any{"name": "handmade", "version": "1"}}
 		case req.Method == "tools/list" && req.Params.Cursor == "":
@@ -150,9 +152,12 @@ func handmade(silent bool) {
 				map[string]any{"name": "headers", "inputSchema": json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"X-Tag"},"b":{"type":"string","x-mcp-header":"x-tag"}}}`)}}}
 		case req.Method == "tools/call":
 			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("%s got %s", req.Params.Name, req.Params.Arguments)}}}
-		case silent:
+		case unknown == "silent":
 			fmt.Fprintf(os.Stderr, "ignoring %s\n", req.Method)
 			continue
+		case unknown == "fragile" && !initialized:
+			fmt.Fprintf(os.Stderr, "RuntimeError: Received request before initialization was complete: %s\n", req.Method)
+			os.Exit(1)
 		default:
 			out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "no such method"}})
 			continue
