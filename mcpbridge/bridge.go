@@ -139,10 +139,11 @@ type Bridge struct {
 	handler http.Handler
 	wg      sync.WaitGroup // a goroutine per session
 
-	mu       sync.Mutex
-	sessions map[string]*session // by Mcp-Session-Id, or SSE sessionid
-	count    int                 // sessions opened, to name them in the log
-	closed   bool
+	mu        sync.Mutex
+	sessions  map[string]*session // by Mcp-Session-Id, or SSE sessionid
+	stateless *session            // the session every 2026-07-28 request shares, once one came
+	count     int                 // sessions opened, to name them in the log
+	closed    bool
 }
 
 // New returns a Bridge that runs command, a program and its arguments,
@@ -257,6 +258,26 @@ func Loopback(hostport string) bool {
 func (b *Bridge) open(transport string, r *http.Request) (*session, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.openLocked(transport, r)
+}
+
+// shared returns the session of the 2026-07-28 requests, opening it for
+// the first one, and again once it has ended.
+func (b *Bridge) shared(r *http.Request) (*session, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s := b.stateless; s != nil && b.sessions[s.id] == s {
+		return s, nil
+	}
+	s, err := b.openLocked(transportStateless, r)
+	if err == nil {
+		b.stateless = s
+	}
+	return s, err
+}
+
+// openLocked is open with b.mu held.
+func (b *Bridge) openLocked(transport string, r *http.Request) (*session, error) {
 	if b.closed {
 		return nil, errors.New("the bridge is shutting down")
 	}

@@ -47,9 +47,11 @@ func sameSet(a, b []string) bool {
 
 // Each client gets its own process, which ends with its session: when
 // the client sends DELETE (streamable HTTP), closes its stream (SSE), or
-// the bridge closes.
+// the bridge closes. (Clients of 2026-07-28 have no sessions, and share
+// one process: TestStatelessRequestsShareOneProcess.)
 func TestEachSessionHasItsOwnProcess(t *testing.T) {
-	b, url := bridge(t, command("lab"), quiet)
+	b, _ := bridge(t, command("lab"), quiet)
+	url := sessionsOnly(t, b)
 	pids := map[string]int{}
 	hubs := map[string]*mcp.Hub{}
 	for _, transport := range transports {
@@ -258,7 +260,7 @@ func TestAnIdleSessionEnds(t *testing.T) {
 	// Without its GET stream open, the client holds no request between
 	// calls.
 	transport := &sdk.StreamableClientTransport{Endpoint: url + mcpbridge.PathHTTP, DisableStandaloneSSE: true}
-	session, err := client.Connect(t.Context(), transport, nil)
+	session, err := client.Connect(t.Context(), transport, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,5 +491,69 @@ func TestSessionsAreLimited(t *testing.T) {
 	}
 	if events := extra.post(t, initialize); len(events) != 1 || extra.session == "" {
 		t.Errorf("initialize once a session ended: session %q, events %q", extra.session, events)
+	}
+}
+
+// Clients of 2026-07-28 send server/discover, then each request alone,
+// with no session: the bridge serves them all with one process, under
+// ids of its own, since two clients choose the same ones; each gets its
+// own answers, and the list changes it listens for.
+func TestStatelessRequestsShareOneProcess(t *testing.T) {
+	_, url := bridge(t, command("lab"), quiet)
+	a, b := connect(t, at(url, mcp.TransportHTTP)), connect(t, at(url, mcp.TransportHTTP))
+	for _, hub := range []*mcp.Hub{a, b} {
+		if got := hub.Servers()[0].Protocol; got != "2026-07-28" {
+			t.Errorf("protocol = %q, want 2026-07-28", got)
+		}
+	}
+	if pa, pb := call(t, a, "pid", `{}`), call(t, b, "pid", `{}`); pa != pb {
+		t.Errorf("two clients of 2026-07-28 got processes %s and %s, want one", pa, pb)
+	}
+	changed := make(chan struct{}, 1)
+	b.OnToolsChanged(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	call(t, a, "grow", `{}`)
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the other client never heard of the new tool; its tools are %v", toolNames(b))
+	}
+	if got := call(t, b, "grown", `{}`); got != "grown" {
+		t.Errorf("grown = %q", got)
+	}
+}
+
+// The child sees no HTTP headers, so the bridge checks a 2026-07-28
+// request's headers against its body, as the revision wants.
+func TestStatelessHeadersAreChecked(t *testing.T) {
+	_, url := bridge(t, command("lab"), quiet)
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, c := range []struct {
+		method, name, body, want string
+	}{
+		{"tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, `"code":-32602`},
+		{"tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`, `"code":-32020`},
+		{"tools/call", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, `the header Mcp-Method \"tools/call\" does not match the request's method \"tools/list\"`},
+		{"tools/call", "grow", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"pid"}}`, `the header Mcp-Name \"grow\" does not match the request's name \"pid\"`},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, url+mcpbridge.PathHTTP, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", c.method)
+		if c.name != "" {
+			req.Header.Set("Mcp-Name", c.name)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body := readAll(t, resp); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %s %s, want 400 saying %s", c.body, resp.Status, body, c.want)
+		}
 	}
 }

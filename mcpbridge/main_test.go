@@ -137,6 +137,21 @@ func bridge(t *testing.T, command []string, opts mcpbridge.Options) (*mcpbridge.
 	return b, srv.URL
 }
 
+// sessionsOnly serves b's requests but those of 2026-07-28, which it
+// refuses as a server that predates that revision does: clients then
+// fall back to initialize, and get a session of their own.
+func sessionsOnly(t *testing.T, b *mcpbridge.Bridge) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+			http.Error(w, "Bad Request: no session", http.StatusBadRequest)
+			return
+		}
+		b.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
 // at is the spec of a server the bridge at url serves over transport.
 func at(url, transport string) mcp.ServerSpec {
 	path := map[string]string{mcp.TransportHTTP: mcpbridge.PathHTTP, mcp.TransportSSE: mcpbridge.PathSSE}[transport]

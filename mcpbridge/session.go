@@ -22,9 +22,10 @@ type session struct {
 	id     string // its key: the Mcp-Session-Id, or SSE's sessionid
 	name   string // "session 3", for the log
 	logger *slog.Logger
-	// transport is mcp.TransportHTTP or mcp.TransportSSE. A streamable
-	// HTTP session ends when its child stops; an SSE session lasts until
-	// its client ends it.
+	// transport is mcp.TransportHTTP, mcp.TransportSSE or
+	// transportStateless, the session every 2026-07-28 request shares
+	// (stateless.go). A streamable HTTP session and the shared one end
+	// when the child stops; an SSE session lasts until its client ends it.
 	transport string
 	remote    string // the client's address, for the log
 
@@ -49,6 +50,8 @@ type session struct {
 	requests   map[jsonrpc.ID]pending // the client's requests the child has yet to answer
 	progress   map[string]jsonrpc.ID  // their progress tokens, as raw JSON
 	stopReason string                 // once the child has stopped, or the session ended, the error every request gets
+	origins    map[jsonrpc.ID]origin  // the shared session's requests, under the ids the bridge gave them
+	nextID     int64                  // the last id the shared session gave
 }
 
 // pending is a request of the client's that the child has yet to answer.
@@ -70,6 +73,7 @@ func newSession(b *Bridge, id, name, transport, remote string) *session {
 		ended:      make(chan struct{}),
 		requests:   make(map[jsonrpc.ID]pending),
 		progress:   make(map[string]jsonrpc.ID),
+		origins:    make(map[jsonrpc.ID]origin),
 	}
 }
 
@@ -124,6 +128,11 @@ func (s *session) end(why string) {
 func (s *session) fromClient(msgs []jsonrpc.Message, st *stream) {
 	s.startOnce.Do(s.start)
 	for _, msg := range msgs {
+		if s.transport == transportStateless {
+			if msg = s.own(msg); msg == nil {
+				continue
+			}
+		}
 		if reason := s.admit(msg, st); reason != "" {
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 				s.refuse(req.ID, st, reason)
@@ -205,15 +214,22 @@ func (s *session) serverStopped(why string) {
 		s.refuse(id, p.st, reason)
 	}
 	short, _, _ := strings.Cut(why, ";") // the server's last output is in the log already
-	if s.transport == mcp.TransportHTTP {
+	if s.transport != mcp.TransportSSE {
 		s.end(short)
 		return
 	}
 	s.logger.Info(s.name + ": " + short + "; the session lasts until the client closes its stream")
 }
 
-// refuse answers request id, whose answer goes on st, with an error.
+// refuse answers request id, whose answer goes on st, with an error,
+// under the id its client gave it.
 func (s *session) refuse(id jsonrpc.ID, st *stream, message string) {
+	s.mu.Lock()
+	if o, ok := s.origins[id]; ok {
+		delete(s.origins, id)
+		id = o.id
+	}
+	s.mu.Unlock()
 	resp := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: message}}
 	s.send(resp, st, true)
 }
@@ -226,10 +242,19 @@ func (s *session) toClient() error {
 		if err != nil {
 			return err
 		}
-		if st, answers, ok := s.route(msg); ok {
-			s.send(msg, st, answers)
-		} else {
+		msg, st, answers, ok := s.route(msg)
+		switch {
+		case !ok:
 			s.logger.Debug(s.name + ": the server answered a request it was not asked, or was asked and then told to drop")
+		case st == nil && s.transport == transportStateless:
+			s.mu.Lock()
+			listeners := s.listeners()
+			s.mu.Unlock()
+			for _, l := range listeners {
+				s.send(msg, l, false)
+			}
+		default:
+			s.send(msg, st, answers)
 		}
 	}
 }
@@ -253,24 +278,26 @@ func (s *session) send(msg jsonrpc.Message, st *stream, answers bool) {
 // to a request goes on that request's stream, progress on the stream of
 // the request it reports on, and the rest (notifications, the child's
 // own requests) on the standalone stream, since stdio says nothing of
-// which request they belong to. ok is false for an answer to a request
-// that is not waiting for one.
-func (s *session) route(msg jsonrpc.Message) (st *stream, answers, ok bool) {
+// which request they belong to. On the shared session, out carries the
+// id or progress token the client gave (see restore). ok is false for an
+// answer to a request that is not waiting for one.
+func (s *session) route(msg jsonrpc.Message) (out jsonrpc.Message, st *stream, answers, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	out = s.restore(msg)
 	switch msg := msg.(type) {
 	case *jsonrpc.Response:
 		p, ok := s.requests[msg.ID]
 		s.forget(msg.ID)
-		return p.st, true, ok
+		return out, p.st, true, ok
 	case *jsonrpc.Request:
 		if msg.Method == "notifications/progress" {
 			if id, tied := s.progress[progressToken(msg.Params, false)]; tied {
-				return s.requests[id].st, false, true
+				return out, s.requests[id].st, false, true
 			}
 		}
 	}
-	return nil, false, true
+	return out, nil, false, true
 }
 
 // admit notes a request of the client's that the child is to answer on
@@ -312,6 +339,7 @@ func (s *session) forget(id jsonrpc.ID) {
 		delete(s.progress, token)
 	}
 	delete(s.requests, id)
+	delete(s.origins, id)
 }
 
 // progressToken is the raw JSON progress token in a request's params

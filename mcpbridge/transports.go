@@ -74,14 +74,23 @@ func (b *Bridge) postStreamable(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.Header.Get(sessionHeader)
 	var s *session
-	if id == "" {
+	if isStateless(r) {
+		if !checkHeaders(w, r, msgs) {
+			return
+		}
+		var err error
+		if s, err = b.shared(r); err != nil {
+			refuse(w, msgs, err)
+			return
+		}
+	} else if id == "" {
 		if len(msgs) != 1 || !isInitialize(msgs[0]) {
 			http.Error(w, fmt.Sprintf("Bad Request: a session begins with an initialize request, alone; send every other with the header %s its answer gave", sessionHeader), http.StatusBadRequest)
 			return
 		}
 		var err error
 		if s, err = b.open(mcp.TransportHTTP, r); err != nil {
-			refuseInitialize(w, msgs[0].(*jsonrpc.Request).ID, err)
+			refuse(w, msgs, err)
 			return
 		}
 		w.Header().Set(sessionHeader, s.id)
@@ -108,6 +117,9 @@ func (b *Bridge) postStreamable(w http.ResponseWriter, r *http.Request) {
 	startEvents(w)
 	s.fromClient(msgs, st)
 	st.carry(r.Context(), s.ended, w)
+	if s.transport == transportStateless {
+		s.abandon(st)
+	}
 }
 
 // getStreamable carries a session's standalone stream: what its child
@@ -176,10 +188,18 @@ func (b *Bridge) getSSE(w http.ResponseWriter, r *http.Request) {
 	s.end("the client disconnected") // unless it ended otherwise first
 }
 
-// refuseInitialize answers an initialize that could not open a session,
-// 503 Service Unavailable, with a JSON-RPC error that says why: clients
+// refuse answers a POST that could not open a session (an initialize,
+// or the first request of the shared session), 503 Service Unavailable,
+// with a JSON-RPC error that says why, to its first request: clients
 // show the error in the body, where they show a text body as a status.
-func refuseInitialize(w http.ResponseWriter, id jsonrpc.ID, why error) {
+func refuse(w http.ResponseWriter, msgs []jsonrpc.Message, why error) {
+	var id jsonrpc.ID
+	for _, msg := range msgs {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			id = req.ID
+			break
+		}
+	}
 	resp := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "toolscope mcp bridge: " + why.Error()}}
 	data, _ := jsonrpc.EncodeMessage(resp) // an ID that was decoded, and a string: nothing that fails to encode
 	w.Header().Set("Content-Type", "application/json")

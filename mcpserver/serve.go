@@ -33,9 +33,12 @@ func Handler(s *mcp.Server, transport string) (http.Handler, error) {
 	var h http.Handler
 	switch transport {
 	case TransportHTTP:
-		// Idle sessions of clients that went away without a word are
-		// dropped eventually.
-		h = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+		h = &revisions{
+			// Idle sessions of clients that went away without a word are
+			// dropped eventually.
+			sessions:  mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute}),
+			stateless: mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true}),
+		}
 	case TransportSSE:
 		h = mcp.NewSSEHandler(get, nil)
 	default:

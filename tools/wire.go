@@ -11,6 +11,9 @@ import (
 type WireMessage struct {
 	Direction string          `json:"direction"` // "sent" or "received"
 	Body      json.RawMessage `json:"body"`
+	// Protocol is the revision of the protocol the message belongs to,
+	// such as MCP's "2026-07-28", if the tool knows it.
+	Protocol string `json:"protocol,omitempty"`
 }
 
 type recorderKey struct{}

@@ -65,8 +65,10 @@ func (b *bridgeProcess) stop(t *testing.T) string {
 }
 
 // toolscope mcp bridge serves toolscope's calculator ("toolscope" being
-// this very binary, on PATH or not) over streamable HTTP and SSE, a
-// process for each client, and stops them all on Ctrl-C.
+// this very binary, on PATH or not) over streamable HTTP and SSE: a
+// process for each SSE client, one for all 2026-07-28 requests, which is
+// what toolscope's client sends over streamable HTTP; and stops them all
+// on Ctrl-C.
 func TestMCPBridgeServesTheCalculator(t *testing.T) {
 	b := startBridge(t, []string{"PATH=" + t.TempDir()}, "--addr", "127.0.0.1:0", "--", "toolscope", "mcp", "calculator")
 	if !strings.HasSuffix(b.urls[0], "/mcp") || !strings.HasSuffix(b.urls[1], "/sse") {
@@ -87,7 +89,8 @@ func TestMCPBridgeServesTheCalculator(t *testing.T) {
 		if got, err := multiply.Call(ctx, []byte(`{"a": 15, "b": 27}`)); got != "405" || err != nil {
 			t.Errorf("%s: multiply(15, 27) = %q, %v", transport, got, err)
 		}
-		// The first client leaves; the second stays until the bridge stops.
+		// The first client leaves, but its process serves every
+		// 2026-07-28 client; the second stays until the bridge stops.
 		if i == 0 {
 			hub.Close()
 		}
@@ -95,8 +98,8 @@ func TestMCPBridgeServesTheCalculator(t *testing.T) {
 	log := b.stop(t)
 	for _, want := range []string{
 		`serving "` + binary + ` mcp calculator" over MCP`,
-		`msg="session 1 started" transport=http`,
-		`msg="session 1 ended: the client ended it"`,
+		`msg="session 1 started" transport=stateless`,
+		`msg="session 1 ended: the bridge stopped"`,
 		`msg="session 2 started" transport=sse`,
 		`msg="session 2 ended: the bridge stopped"`,
 	} {

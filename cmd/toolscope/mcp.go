@@ -87,7 +87,7 @@ func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stderr, "Usage: toolscope mcp bridge [--addr host:port] [--transport http|sse] [--token TOKEN | --no-auth] [--max-sessions n] -- COMMAND [ARG…]")
-			fmt.Fprintln(stderr, "Serves the stdio MCP server COMMAND over streamable HTTP at /mcp and SSE at /sse, a process for each client.")
+			fmt.Fprintln(stderr, "Serves the stdio MCP server COMMAND over streamable HTTP at /mcp and SSE at /sse, a process for each client session, and one shared by all requests of protocol 2026-07-28, which has no sessions.")
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
 			return exitOK
@@ -131,7 +131,7 @@ func bridgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return exitUsage
 	}
 	defer bridge.Close()
-	fmt.Fprintf(stderr, "toolscope mcp bridge: serving %q over MCP at the URLs below, a process for each client; Ctrl-C stops it\n", what)
+	fmt.Fprintf(stderr, "toolscope mcp bridge: serving %q over MCP at the URLs below, a process for each client session and one for all 2026-07-28 requests; Ctrl-C stops it\n", what)
 	if err := serveBridge(ctx, bridge, *addr, stdout); err != nil {
 		fmt.Fprintf(stderr, "toolscope mcp bridge: %v\n", err)
 		return exitError

@@ -10,6 +10,7 @@ import (
 	"github.com/toolscope/toolscope/engine"
 	"github.com/toolscope/toolscope/llm"
 	"github.com/toolscope/toolscope/tools"
+	"github.com/toolscope/toolscope/tools/mcp"
 	"github.com/toolscope/toolscope/tools/retrieve"
 )
 
@@ -50,7 +51,28 @@ func toolsList(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	defer closeMCP(e)
 	printTools(stdout, e.Tools())
+	printServers(stdout, e.MCPServers())
 	return exitOK
+}
+
+// printServers lists the MCP servers the tools come from, with the
+// revision of the protocol each speaks, after a blank line; nothing
+// without servers.
+func printServers(w io.Writer, servers []mcp.ServerInfo) {
+	if len(servers) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MCP SERVER\tPROTOCOL\tTRANSPORT\tTARGET")
+	for _, s := range servers {
+		protocol := s.Protocol
+		if protocol == "" {
+			protocol = string(s.State) // not connected: no revision was agreed on
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, protocol, s.Transport, s.Target)
+	}
+	tw.Flush()
 }
 
 // toolsSearch shows what a run with the same tool flags would be offered

@@ -15,7 +15,8 @@ func TestToolsList(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
-	for _, want := range []string{"send_mail  ", "builtin", "multiply", "mcp:calculator"} {
+	for _, want := range []string{"send_mail  ", "builtin", "multiply", "mcp:calculator",
+		"\nMCP SERVER  PROTOCOL    TRANSPORT  TARGET\ncalculator  2026-07-28  stdio      "} {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("no %q in:\n%s", want, res.stdout)
 		}

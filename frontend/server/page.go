@@ -28,7 +28,7 @@ func (s *Server) page(c *fiber.Ctx) error {
 	}
 	for _, m := range e.MCPServers() {
 		data.MCPServers = append(data.MCPServers, web.MCPServer{
-			Name: m.Name, Target: m.Target, Transport: m.Transport, State: string(m.State), Error: m.Error, Log: m.Log, SignIn: m.SignIn,
+			Name: m.Name, Target: m.Target, Transport: m.Transport, State: string(m.State), Protocol: m.Protocol, Error: m.Error, Log: m.Log, SignIn: m.SignIn,
 		})
 	}
 	c.Type("html", "utf-8")

@@ -821,6 +821,7 @@ func TestMCPToolInThePipeline(t *testing.T) {
 	group := eval[string](p, `document.querySelector('.tool-group[data-source="mcp:calculator"]')?.textContent ?? ''`)
 	contains(t, "the calculator's tool group", group, "MCP server calculator")
 	contains(t, "the calculator's tool group", group, "multiply")
+	contains(t, "the calculator's tool group", group, "MCP 2026-07-28")
 
 	// Mark the broken server's state stale, to see the page refresh it.
 	_ = eval[chromedp.Void](p, `document.querySelector('.tool-group[data-source="mcp:broken"] .badge').textContent = 'stale'`)
@@ -833,6 +834,7 @@ func TestMCPToolInThePipeline(t *testing.T) {
 	contains(t, "the MCP call's JSON-RPC messages", exec.Body, `"method": "tools/call"`)
 	contains(t, "the MCP call's JSON-RPC messages", exec.Body, "sent")
 	contains(t, "the MCP call's JSON-RPC messages", exec.Body, "received")
+	contains(t, "the MCP call's JSON-RPC messages", exec.Body, "(2 messages) · MCP 2026-07-28")
 	contains(t, "the answer", step(t, turn.Rounds[1], "answer").Body, "405")
 
 	// The page asks for the servers' state again after each run.

@@ -109,7 +109,7 @@ func audience(ctx context.Context) Audience {
 func forViewers(servers []MCPServer) []MCPServer {
 	out := make([]MCPServer, len(servers))
 	for i, m := range servers {
-		out[i] = MCPServer{Name: m.Name, Transport: m.Transport, State: m.State}
+		out[i] = MCPServer{Name: m.Name, Transport: m.Transport, State: m.State, Protocol: m.Protocol}
 	}
 	return out
 }
@@ -142,6 +142,7 @@ type Fallback struct {
 type MCPServer struct {
 	Name, Target, Transport string
 	State                   string // "ready", "failed", "closed" or "sign-in"
+	Protocol                string // the revision of MCP it speaks, as "2026-07-28"; "" until ready
 	Error                   string
 	Log                     []string // its last stderr lines
 	// SignIn is "needed" or "waiting" when the server asks the user to

@@ -177,7 +177,7 @@ func TestToolsAreGroupedByServer(t *testing.T) {
 	d := sample
 	d.Tools = []ToolInfo{tool("send_mail", "builtin"), tool("add", "mcp:calculator"), tool("cancel_meeting", "builtin"), tool("multiply", "mcp:calculator")}
 	d.MCPServers = []MCPServer{
-		{Name: "calculator", Target: "toolscope mcp calculator", Transport: "stdio", State: "ready", Log: []string{"listening <on stdio>"}},
+		{Name: "calculator", Target: "toolscope mcp calculator", Transport: "stdio", State: "ready", Protocol: "2025-11-25", Log: []string{"listening <on stdio>"}},
 		{Name: "broken", Target: "./broken.py", Transport: "stdio", State: "failed", Error: `MCP server "broken" exited during the handshake`},
 	}
 	groups := groupTools(d.Tools, d.MCPServers)
@@ -196,6 +196,7 @@ func TestToolsAreGroupedByServer(t *testing.T) {
 	for _, want := range []string{
 		`data-source="mcp:calculator"`, "toolscope mcp calculator", "listening &lt;on stdio&gt;",
 		`class="badge state-failed"`, "MCP server &#34;broken&#34; exited during the handshake",
+		">MCP 2025-11-25</span>",
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)

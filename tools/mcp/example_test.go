@@ -38,9 +38,10 @@ func Example() {
 	fmt.Println(tools.SourceOf(multiply))
 	fmt.Println(multiply.Description())
 
-	// The JSON-RPC messages of a call go to the context's recorder.
+	// The JSON-RPC messages of a call go to the context's recorder,
+	// marked with the revision of MCP the server speaks.
 	ctx = tools.WithRecorder(ctx, func(m tools.WireMessage) {
-		fmt.Println(m.Direction, string(m.Body))
+		fmt.Println(m.Protocol, m.Direction, string(m.Body))
 	})
 	result, err := multiply.Call(ctx, json.RawMessage(`{"a": 6, "b": 7}`))
 	if err != nil {
@@ -50,8 +51,8 @@ func Example() {
 	// Output:
 	// mcp:calculator
 	// Multiply two numbers. Example: multiply(a=6, b=7) returns 42
-	// sent {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":"toolscope-1"},"name":"multiply","arguments":{"a":6,"b":7}}}
-	// received {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"42"}],"structuredContent":{"result":42}}}
+	// 2026-07-28 sent {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"toolscope","version":"devel"},"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"toolscope-1"},"name":"multiply","arguments":{"a":6,"b":7}}}
+	// 2026-07-28 received {"jsonrpc":"2.0","id":4,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"calculator","title":"toolscope calculator","version":"1.0.0"}},"content":[{"type":"text","text":"42"}],"structuredContent":{"result":42},"resultType":"complete"}}
 	// 42
 }
 

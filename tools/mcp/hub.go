@@ -65,6 +65,12 @@ type Options struct {
 	// Root): each server may ask for them (roots/list), as file:// URIs.
 	// Without any, toolscope declares no roots capability.
 	Roots []string
+	// DiscoverTimeout is how long a stdio server may leave the
+	// server/discover request that opens the handshake unanswered before
+	// toolscope takes it for a server of an older revision, one that drops
+	// requests it does not know, and sends initialize instead. The default
+	// is 5 seconds.
+	DiscoverTimeout time.Duration
 	// Logger receives connection events and, at debug level, every line
 	// the servers write to stderr. The default is slog.Default().
 	Logger *slog.Logger
@@ -79,6 +85,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StartWait <= 0 {
 		o.StartWait = 5 * time.Second
+	}
+	if o.DiscoverTimeout <= 0 {
+		o.DiscoverTimeout = 5 * time.Second
 	}
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = 2 * time.Second
@@ -111,7 +120,10 @@ type ServerInfo struct {
 	Target    string `json:"target"`    // the command line or the URL
 	PID       int    `json:"pid,omitempty"`
 	State     State  `json:"state"`
-	Error     string `json:"error,omitempty"`
+	// Protocol is the revision of MCP the server and toolscope agreed on,
+	// as "2026-07-28" or "2025-11-25"; "" until it is ready.
+	Protocol string `json:"protocol,omitempty"`
+	Error    string `json:"error,omitempty"`
 	// Tools are the names the model calls the server's tools by.
 	Tools []string `json:"tools"`
 	// Warnings note tools left out or renamed, and output on stdout that
@@ -219,6 +231,7 @@ func (h *Hub) Servers() []ServerInfo {
 			Transport: s.spec.transport(),
 			Target:    s.spec.target(),
 			State:     s.state,
+			Protocol:  s.protocol,
 			Tools:     []string{},
 			Warnings:  slices.Clone(s.warnings),
 			Log:       s.log.last(logLines),

@@ -20,6 +20,10 @@ import (
 // with roleEnv naming what to be.
 const roleEnv = "TOOLSCOPE_MCP_TEST_ROLE"
 
+// revisionEnv, if set, names the newest revision of MCP the SDK servers
+// of those roles speak.
+const revisionEnv = "TOOLSCOPE_MCP_TEST_REVISION"
+
 // servers are the roles that run an MCP server built with the SDK.
 var servers = map[string]func() *sdk.Server{
 	"calculator": mcpserver.Calculator,
@@ -52,7 +56,9 @@ var otherRoles = map[string]func(){
 		fmt.Println("unknown command; type help for help")
 		os.Exit(64)
 	},
-	"handmade": handmade,
+	"handmade": func() { handmade("error") },
+	"silent":   func() { handmade("silent") },
+	"fragile":  func() { handmade("fragile") },
 	// an MCP server that also prints a banner on stdout
 	"noisy": func() {
 		fmt.Println("Calculator server v1 starting…")

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -17,11 +18,19 @@ import (
 	"github.com/toolscope/toolscope/tools"
 )
 
-// protocolVersion is the one toolscope asks for. It is the newest with
-// the initialize handshake, which every server in the field speaks;
-// asking for a newer one costs most servers a failed server/discover
-// round trip first.
-const protocolVersion = "2025-11-25"
+// protocolVersion is the revision toolscope asks for. With it the SDK
+// sends server/discover first (SEP-2575), and falls back to the
+// initialize handshake at 2025-11-25, whose answer names the revision an
+// older server speaks, on any error that does not come from a 2026-07-28
+// server. A server that does not know server/discover costs one failed
+// round trip: a JSON-RPC error from a stdio server, an HTTP error from an
+// HTTP one; a stdio server that does not answer it at all costs
+// Options.DiscoverTimeout, and one that exits at it a second start (see
+// discoverWait).
+const protocolVersion = "2026-07-28"
+
+// legacyVersion is the newest revision with the initialize handshake.
+const legacyVersion = "2025-11-25"
 
 // Why a server's context ended.
 var (
@@ -59,9 +68,13 @@ type server struct {
 	handshakeTimer *time.Timer
 
 	shutdownOnce sync.Once
+	// exitedAtDiscover is set when a stdio server exits with
+	// server/discover unanswered.
+	exitedAtDiscover atomic.Bool
 
 	mu         sync.Mutex
 	state      State
+	protocol   string        // the revision of MCP agreed on, once ready
 	err        error         // why the server failed
 	stopReason string        // why a server that was ready stopped, as in "exit status 2"
 	tools      []*remoteTool // the server's usable tools, in its order, under its names
@@ -116,7 +129,17 @@ func (s *server) connect(ctx context.Context) error {
 		CreateMessageWithToolsHandler: s.sample,
 	})
 	addRoots(client, s.opts.Roots)
-	s.session, err = s.handshake(client, transport)
+	s.session, err = s.handshake(client, transport, protocolVersion)
+	if err != nil && s.exitedAtDiscover.Load() && s.ctx.Err() == nil {
+		// Some servers of older revisions crash at a request they do not
+		// know before initialize; started again, they are asked no
+		// such thing.
+		s.logger.Info("MCP server exited before it answered server/discover, as some of older revisions do at a request they do not know; starting it again and sending initialize")
+		s.proc.stop(s.opts.ShutdownTimeout)
+		if transport, err = s.transport(); err == nil {
+			s.session, err = s.handshake(client, transport, legacyVersion)
+		}
+	}
 	if err == nil {
 		err = s.listTools(s.ctx)
 	}
@@ -144,11 +167,14 @@ func (s *server) connect(ctx context.Context) error {
 		return s.fail(err)
 	}
 
+	protocol := s.session.InitializeResult().ProtocolVersion
+	s.tap.protocol.Store(&protocol)
 	s.mu.Lock()
 	s.state = StateReady
+	s.protocol = protocol
 	n := len(s.tools)
 	s.mu.Unlock()
-	s.logger.Info("MCP server connected", "transport", s.spec.transport(), "tools", n)
+	s.logger.Info("MCP server connected", "transport", s.spec.transport(), "protocol", protocol, "tools", n)
 	go s.watch()
 	go s.refreshTools()
 	go s.refreshCatalog()
@@ -157,10 +183,10 @@ func (s *server) connect(ctx context.Context) error {
 
 // handshake connects client over transport. An HTTP server that is not
 // listening yet is asked again for StartWait, more slowly each time.
-func (s *server) handshake(client *sdk.Client, transport sdk.Transport) (*sdk.ClientSession, error) {
+func (s *server) handshake(client *sdk.Client, transport sdk.Transport, version string) (*sdk.ClientSession, error) {
 	giveUp := time.Now().Add(s.opts.StartWait)
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		session, err := client.Connect(s.ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
+		session, err := client.Connect(s.ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
 		if err == nil || s.proc != nil || !notListening(err) || time.Now().Add(wait).After(giveUp) {
 			return session, err
 		}
@@ -195,10 +221,13 @@ func (s *server) transport() (sdk.Transport, error) {
 		return nil, err
 	}
 	s.proc = p
-	return &sdk.IOTransport{
+	pipes := &sdk.IOTransport{
 		Reader: &stdoutFilter{r: bufio.NewReader(p.stdout), c: p.stdout, tap: &s.tap, stray: s.stray},
 		Writer: &teeWriter{w: p.stdin, tap: &s.tap},
-	}, nil
+	}
+	return discoverWait{Transport: pipes, wait: s.opts.DiscoverTimeout, exited: &s.exitedAtDiscover, onMiss: func() {
+		s.logger.Info("MCP server did not answer server/discover; taking it for one of an older revision and sending initialize", "waited", s.opts.DiscoverTimeout)
+	}}, nil
 }
 
 func (s *server) httpClient() *http.Client {

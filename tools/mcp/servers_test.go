@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,7 +17,18 @@ import (
 var noArgs = map[string]any{"type": "object"}
 
 func newTestServer(name string) *sdk.Server {
-	return sdk.NewServer(&sdk.Implementation{Name: name, Version: "test"}, nil)
+	return newTestServerAt(name, os.Getenv(revisionEnv))
+}
+
+// newTestServerAt makes a server that speaks revision of MCP and the
+// older ones, as a server built before the newer ones would, or every
+// revision the SDK knows for "".
+func newTestServerAt(name, revision string) *sdk.Server {
+	opts := &sdk.ServerOptions{}
+	if revision != "" {
+		opts.SupportedProtocolVersions = slices.DeleteFunc(sdk.SupportedProtocolVersions(), func(v string) bool { return v > revision })
+	}
+	return sdk.NewServer(&sdk.Implementation{Name: name, Version: "test"}, opts)
 }
 
 func text(s string) *sdk.CallToolResult {
@@ -59,7 +71,11 @@ func slowServer() *sdk.Server {
 // growingServer's tool "grow" adds the tool "extra", and the server
 // announces the change.
 func growingServer() *sdk.Server {
-	s := newTestServer("growing")
+	return growingServerAt(os.Getenv(revisionEnv))
+}
+
+func growingServerAt(revision string) *sdk.Server {
+	s := newTestServerAt("growing", revision)
 	s.AddTool(&sdk.Tool{Name: "grow", InputSchema: noArgs}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		s.AddTool(&sdk.Tool{Name: "extra", Description: "Added later.", InputSchema: noArgs}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return text("extra works"), nil
@@ -101,10 +117,13 @@ func contentServer() *sdk.Server {
 // handmade is a stdio server written without the SDK, as servers in
 // other languages are: it pages its tool list, and its first tool's schema
 // lacks the "type" it should have, and lists its properties in no
-// alphabetical order.
-func handmade() {
+// alphabetical order. A method it does not know it answers with an
+// error, or, as some servers of older revisions treat server/discover,
+// ignores ("silent"), or, before initialize, exits at ("fragile").
+func handmade(unknown string) {
 	in := bufio.NewScanner(os.Stdin)
 	out := json.NewEncoder(os.Stdout)
+	initialized := false
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -121,6 +140,7 @@ func handmade() {
 		var result any
 		switch {
 		case req.Method == "initialize":
+			initialized = true
 			result = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
 				"serverInfo": map[string]any{"name": "handmade", "version": "1"}}
 		case req.Method == "tools/list" && req.Params.Cursor == "":
@@ -132,6 +152,12 @@ func handmade() {
 				map[string]any{"name": "headers", "inputSchema": json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"X-Tag"},"b":{"type":"string","x-mcp-header":"x-tag"}}}`)}}}
 		case req.Method == "tools/call":
 			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("%s got %s", req.Params.Name, req.Params.Arguments)}}}
+		case unknown == "silent":
+			fmt.Fprintf(os.Stderr, "ignoring %s\n", req.Method)
+			continue
+		case unknown == "fragile" && !initialized:
+			fmt.Fprintf(os.Stderr, "RuntimeError: Received request before initialization was complete: %s\n", req.Method)
+			os.Exit(1)
 		default:
 			out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "no such method"}})
 			continue

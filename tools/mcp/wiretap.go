@@ -112,6 +112,9 @@ const (
 type wiretap struct {
 	schemas listedSchemas
 	asks    elicitSchemas // the forms servers ask to have filled in (see asks.go)
+	// protocol is the revision of MCP agreed on in the handshake, which
+	// every message of a call is marked with.
+	protocol atomic.Pointer[string]
 
 	mu     sync.Mutex
 	next   int
@@ -175,7 +178,11 @@ func (t *wiretap) record(direction string, msgs []rpcMessage) {
 		if c == nil {
 			continue
 		}
-		tools.Record(c.ctx, tools.WireMessage{Direction: direction, Body: m.raw})
+		var protocol string
+		if p := t.protocol.Load(); p != nil {
+			protocol = *p
+		}
+		tools.Record(c.ctx, tools.WireMessage{Direction: direction, Body: m.raw, Protocol: protocol})
 		if cancels {
 			close(c.cancelled)
 		}

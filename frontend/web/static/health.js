@@ -54,6 +54,9 @@ export class Health {
       const error = /** @type {HTMLElement} */ (head.querySelector('.mcp-error'));
       error.textContent = s.error ?? '';
       error.hidden = !s.error;
+      const protocol = /** @type {HTMLElement} */ (head.querySelector('.mcp-protocol'));
+      protocol.textContent = `MCP ${s.protocol ?? ''}`;
+      protocol.hidden = !s.protocol;
     }
   }
 

@@ -478,6 +478,12 @@ const handlers = {
         list.append(fill(clone('tpl-wire'), { direction: m.direction, body: JSON.stringify(m.body, null, 2) }));
       }
       fill(card, { 'wire-count': `(${plural(e.wire.length, 'message')})` });
+      // Every message of a call belongs to the revision its server speaks.
+      const protocol = e.wire.find((m) => m.protocol)?.protocol;
+      if (protocol) {
+        fill(card, { 'wire-protocol': `· MCP ${protocol}` });
+        slot(card, 'wire-protocol').hidden = false;
+      }
       slot(card, 'wire').hidden = false;
     }
   },
