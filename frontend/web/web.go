@@ -13,6 +13,7 @@ import (
 	"embed"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolscope/toolscope/tools"
@@ -257,4 +258,12 @@ func typeName(t any) string {
 		return strings.Join(names, "|")
 	}
 	return ""
+}
+
+// countOf is n with its noun, as in "1 line" and "3 lines".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -51,9 +51,17 @@ export class Health {
       const badge = /** @type {HTMLElement} */ (head.querySelector('.badge'));
       badge.textContent = s.state;
       badge.className = `badge state-${s.state}`;
+      // A server that waits for a sign-in says why in its Authorize box,
+      // not as a failure.
+      const signIn = /** @type {HTMLElement | null} */ (head.querySelector('.mcp-signin'));
+      if (signIn) {
+        signIn.hidden = !s.sign_in;
+        const note = /** @type {HTMLElement} */ (signIn.querySelector('.mcp-signin-note'));
+        if (s.sign_in_error) note.textContent = s.sign_in_error;
+      }
       const error = /** @type {HTMLElement} */ (head.querySelector('.mcp-error'));
       error.textContent = s.error ?? '';
-      error.hidden = !s.error;
+      error.hidden = !s.error || Boolean(s.sign_in);
       const protocol = /** @type {HTMLElement} */ (head.querySelector('.mcp-protocol'));
       protocol.textContent = `MCP ${s.protocol ?? ''}`;
       protocol.hidden = !s.protocol;
