@@ -222,13 +222,15 @@ var importers = map[string][]string{
 	"llm/ollama":                  {"engine", "frontend/server", "cmd/toolscope"},
 	"llm/openai":                  {"engine"},
 	"engine":                      {"cmd/toolscope", "cmd/load", "frontend/server", "eval/suite", "eval/runner"},
-	"mcpserver":                   {"cmd/toolscope"},
+	"mcpserver":                   {"cmd/toolscope", "scripts/conformance/server"},
 	"internal/nettest":            {},
 	"llm/ollama/ollamatest":       {},
 	"llm/llmtest":                 {"llm/ollama/ollamatest", "llm/openai/openaitest"},
 	"llm/openai/openaitest":       {},
 	"tools/toolstest":             {},
 	"tools/retrieve/retrievetest": {},
+	"tools/mcp/askstest":          {},
+	"tools/mcp/oauthtest":         {},
 }
 
 func importerProblems(pkgs []pkg) []string {
