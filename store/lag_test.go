@@ -34,9 +34,12 @@ func TestLag(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-g.Started
+	// The run's start wakes the writer as well, so either that write or
+	// this Sync's writes the run's first events, and the other finds
+	// nothing left (Lag 0): which comes first is the scheduler's choice.
 	s.Sync()
-	if lag := s.Lag(); lag <= 0 || lag > time.Since(r.Started) {
-		t.Errorf("Lag = %v after writing the run's first events, want more than 0 and at most the run's age, %v", lag, time.Since(r.Started))
+	if lag := s.Lag(); lag < 0 || lag > time.Since(r.Started) {
+		t.Errorf("Lag = %v after writing the run's first events, want at most the run's age, %v", lag, time.Since(r.Started))
 	}
 	s.Sync() // nothing new: the run waits on its tool
 	if lag := s.Lag(); lag != 0 {
