@@ -17,8 +17,9 @@
 // BROWSER is set to browser.sh beside this package's source, which
 // follows the authorization URL to toolscope's loopback callback as a
 // browser would once the user approved. Where a scenario needs an answer
-// to an elicitation, toolscope is run with --elicit defaults when it has
-// that flag.
+// to an elicitation, toolscope's --elicit defaults accepts the form with
+// its schema's defaults. Sign-ins are kept in the scenario's own data
+// directory, never the user's.
 //
 // Environment: TOOLSCOPE, the toolscope binary (default: toolscope on
 // PATH); CONFORMANCE_BROWSER, the browser script (default: none, and the
@@ -121,14 +122,12 @@ func run(ctx context.Context, serverURL, scenario string, sc scenarioContext) (i
 		// The script calls in its first reply and answers in its
 		// second; a third would be a bug in it.
 		"--max-rounds", "3",
+		"--elicit", "defaults",
+		"Do what the MCP conformance scenario " + scenario + " asks.",
 	}
-	if hasFlag(ctx, toolscope, "--elicit") {
-		args = append(args, "--elicit", "defaults")
-	}
-	args = append(args, "Do what the MCP conformance scenario "+scenario+" asks.")
 	cmd := exec.CommandContext(ctx, toolscope, args...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), "TOOLSCOPE_DATA_DIR="+filepath.Join(dir, "data"))
 	if browser := os.Getenv("CONFORMANCE_BROWSER"); browser != "" {
 		cmd.Env = append(cmd.Env, "BROWSER="+browser)
 	}
@@ -145,13 +144,6 @@ func run(ctx context.Context, serverURL, scenario string, sc scenarioContext) (i
 		return 1, fmt.Errorf("cannot run %s: %v", toolscope, err)
 	}
 	return 0, nil
-}
-
-// hasFlag reports whether `toolscope run -h` lists flag, so that the
-// harness uses a feature as soon as toolscope has it.
-func hasFlag(ctx context.Context, toolscope, flag string) bool {
-	out, _ := exec.CommandContext(ctx, toolscope, "run", "-h").CombinedOutput()
-	return strings.Contains(string(out), flag+" ")
 }
 
 // writeConfig writes the MCP config file that connects toolscope to the
