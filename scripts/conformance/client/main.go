@@ -163,7 +163,10 @@ func writeConfig(path, serverURL, scenario string, sc scenarioContext) error {
 			oauth["clientSecret"] = sc.ClientSecret
 		}
 		if strings.HasPrefix(scenario, "auth/client-credentials-") {
+			// A machine's grant: no person signs in, so no metadata
+			// document names a client that signs people in.
 			oauth["grant"] = "client_credentials"
+			delete(oauth, "clientMetadataUrl")
 		}
 		entry["oauth"] = oauth
 	}
