@@ -86,6 +86,14 @@ func TestAServerThatElicits(t *testing.T) {
 	contains(t, "the ask's outcome", step(t, r1, "ask").Body, `Accepted: {"guests":3,"high_chair":false,"name":"Ada","seating":"in"}`)
 	contains(t, "what the server got", step(t, r1, "exec").Body, `accept {"guests":3,"high_chair":false,"name":"Ada","seating":"in"}`)
 	p.shoot(`#chat .step-ask`, "elicitation-accepted")
+	// On 2026-07-28 the server asked in the call's result, and the call's
+	// JSON-RPC messages show both rounds: the call, the result that asks,
+	// the call again with the answer, and its result.
+	wire := eval[string](p, `(() => { const w = document.querySelector('#chat .turn:nth-of-type(1) .step-exec [data-slot=wire]');
+  w.open = true; return w.textContent; })()`)
+	for _, want := range []string{"4 messages", "MCP 2026-07-28", `"resultType": "input_required"`, `"method": "elicitation/create"`, `"inputResponses"`, `"resultType": "complete"`} {
+		contains(t, "the call's JSON-RPC messages", wire, want)
+	}
 
 	p.send("Book one again")
 	declined := `#chat .turn:nth-of-type(2) .step-ask`

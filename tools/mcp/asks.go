@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,19 +18,45 @@ import (
 
 // A server asks its client things while a tool runs: elicitation/create
 // (a question for the person) and sampling/createMessage (a reply from
-// the model). The SDK calls the handlers below on the connection, not on
-// the tools/call that caused the request, and the protocol does not say
-// which call that was. toolscope answers with the Asker of the call in
-// flight on that server (tools.AskerOf its context): with one, that one;
-// with several (two runs calling the same server at once), the one made
-// last. With none, the server is refused, saying why. On protocol
-// 2026-07-28 a server asks in the call's result instead (multi round-trip
-// requests), and the SDK calls the handlers under the call's own
-// context: its Asker answers.
+// the model). How depends on the revision of MCP. On 2026-07-28 the
+// server answers the tools/call with a result whose inputRequests hold
+// them (multi round-trip requests, SEP-2322); the SDK calls the handlers
+// below under the call's own context, and retries the call with the
+// answers. The ask belongs to that call: the Asker of its context
+// (tools.AskerOf) answers. On older revisions the server sends requests
+// of its own, which the SDK hears on the connection, not on a call, and
+// the protocol does not say which call caused them: toolscope answers
+// with the Asker of the call in flight on that server; with several (two
+// runs calling the same server at once), the one made last. With none,
+// the server is refused, saying why.
 
 // codeRefused is the JSON-RPC error code of a refused ask, as the MCP
 // spec's examples of a refused sampling request use it.
 const codeRefused = -1
+
+// refusal is an ask toolscope does not answer, and why. A server that
+// asked by a request of its own gets it as a JSON-RPC error (code
+// codeRefused: the SDK keeps the code of the error it wraps). On
+// 2026-07-28 the SDK ends the call whose result asked with it, and the
+// call's error says that toolscope refused (see call).
+type refusal struct{ rpc *jsonrpc.Error }
+
+func refuse(format string, args ...any) error {
+	return &refusal{&jsonrpc.Error{Code: codeRefused, Message: fmt.Sprintf(format, args...)}}
+}
+
+func (r *refusal) Error() string { return r.rpc.Message }
+func (r *refusal) Unwrap() error { return r.rpc }
+
+// askingRequestKey marks the context of a request toolscope sends whose
+// result may ask things on 2026-07-28 (tools/call, resources/read,
+// prompts/get), by its method: the asks the SDK handles under it belong
+// to that request.
+type askingRequestKey struct{}
+
+func askingRequest(ctx context.Context, method string) context.Context {
+	return context.WithValue(ctx, askingRequestKey{}, method)
+}
 
 // clientCapabilities are what toolscope answers: elicitation in both
 // modes, sampling without tools (see sample), and roots when the user
@@ -46,15 +73,22 @@ func clientCapabilities(roots []string) *sdk.ClientCapabilities {
 // handled under ctx, belongs to, or the error that refuses the request.
 func (s *server) asker(ctx context.Context, method string) (tools.Asker, error) {
 	if a := tools.AskerOf(ctx); a != nil {
-		return a, nil // a multi round-trip request, under its call's context
+		return a, nil // asked in the result of a call made in a run
+	}
+	switch during, _ := ctx.Value(askingRequestKey{}).(string); during {
+	case "tools/call":
+		return nil, outsideRun(method)
+	case "":
+	default:
+		return nil, refuse("toolscope answers %s only while one of this server's tools runs in a run, not during %s", method, during)
 	}
 	calls := s.tap.inFlight()
 	if len(calls) == 0 {
-		return nil, &jsonrpc.Error{Code: codeRefused, Message: fmt.Sprintf("toolscope answers %s only while one of this server's tools runs in a run, and none does", method)}
+		return nil, refuse("toolscope answers %s only while one of this server's tools runs in a run, and none does", method)
 	}
 	a := tools.AskerOf(calls[len(calls)-1].ctx)
 	if a == nil {
-		return nil, &jsonrpc.Error{Code: codeRefused, Message: fmt.Sprintf("toolscope cannot answer %s here: the tool was called outside a run (as toolscope tools call does), with nobody to ask", method)}
+		return nil, outsideRun(method)
 	}
 	if len(calls) > 1 {
 		s.logger.Info("MCP server asked during several calls; the latest answers", "method", method, "calls", len(calls))
@@ -62,9 +96,9 @@ func (s *server) asker(ctx context.Context, method string) (tools.Asker, error) 
 	return a, nil
 }
 
-// refusal is err as the JSON-RPC error the server gets.
-func refusal(err error) error {
-	return &jsonrpc.Error{Code: codeRefused, Message: err.Error()}
+// outsideRun refuses an ask during a call made outside a run.
+func outsideRun(method string) error {
+	return refuse("toolscope cannot answer %s here: the tool was called outside a run (as toolscope tools call does), with nobody to ask", method)
 }
 
 // elicit handles elicitation/create. The SDK has checked the schema (flat,
@@ -88,7 +122,7 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	}
 	reply, err := a.Elicit(ctx, e)
 	if err != nil {
-		return nil, refusal(err)
+		return nil, refuse("%s", err)
 	}
 	if e.Mode == tools.ElicitURL && reply.Action == tools.Accept && e.ElicitationID != "" {
 		// Its completion may come once the call is over, or during another.
@@ -119,7 +153,7 @@ func (s *server) sample(ctx context.Context, req *sdk.CreateMessageWithToolsRequ
 	}
 	p := req.Params
 	if len(p.Tools) > 0 || p.ToolChoice != nil {
-		return nil, &jsonrpc.Error{Code: codeRefused, Message: "toolscope does not offer tool use inside sampling (SEP-1577): it did not declare sampling.tools; send the request without tools"}
+		return nil, refuse("toolscope does not offer tool use inside sampling (SEP-1577): it did not declare sampling.tools; send the request without tools")
 	}
 	r := tools.SamplingRequest{Server: s.name, SystemPrompt: p.SystemPrompt, MaxTokens: int(p.MaxTokens),
 		IncludeContext: p.IncludeContext, StopSequences: p.StopSequences}
@@ -134,7 +168,7 @@ func (s *server) sample(ctx context.Context, req *sdk.CreateMessageWithToolsRequ
 		for _, c := range m.Content {
 			switch c.(type) {
 			case *sdk.ToolUseContent, *sdk.ToolResultContent:
-				return nil, &jsonrpc.Error{Code: codeRefused, Message: "toolscope does not offer tool use inside sampling (SEP-1577): a message holds a tool_use or tool_result block"}
+				return nil, refuse("toolscope does not offer tool use inside sampling (SEP-1577): a message holds a tool_use or tool_result block")
 			}
 			parts = append(parts, contentText(c))
 		}
@@ -142,7 +176,7 @@ func (s *server) sample(ctx context.Context, req *sdk.CreateMessageWithToolsRequ
 	}
 	reply, err := a.Sample(ctx, r)
 	if err != nil {
-		return nil, refusal(err)
+		return nil, refuse("%s", err)
 	}
 	return &sdk.CreateMessageWithToolsResult{Content: []sdk.Content{&sdk.TextContent{Text: reply.Text}},
 		Model: reply.Model, Role: "assistant", StopReason: reply.StopReason}, nil
@@ -172,8 +206,9 @@ func callNumber(c *tappedCall) int {
 // questions in, which the form keeps. As for tools' schemas (see
 // listedSchemas), the wiretap keeps the schemas as the server wrote them.
 
-// elicitSchemas keeps the requestedSchema of the last elicitation/create
-// requests received, as the server wrote them.
+// elicitSchemas keeps the requestedSchema of the last elicitations
+// received, as the server wrote them: in elicitation/create requests, or
+// on 2026-07-28 in the inputRequests of a call's result.
 type elicitSchemas struct {
 	mu  sync.Mutex
 	raw []json.RawMessage // oldest first
@@ -187,25 +222,55 @@ type elicitSchemas struct {
 // or a few.
 const keptSchemas = 8
 
-// observe keeps the schema of an elicitation/create request received. It
-// sees the request before the SDK does.
+// elicitParams is the part of elicitation/create's params kept.
+type elicitParams struct {
+	RequestedSchema json.RawMessage `json:"requestedSchema"`
+}
+
+// observe keeps the schemas of the elicitations in a message received.
+// It sees the message before the SDK does.
 func (k *elicitSchemas) observe(direction string, m rpcMessage) {
-	if direction != received || m.method != "elicitation/create" {
+	if direction != received {
 		return
 	}
-	var r struct {
-		Params struct {
-			RequestedSchema json.RawMessage `json:"requestedSchema"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(m.raw, &r) != nil || len(r.Params.RequestedSchema) == 0 {
-		return
+	var asked []elicitParams
+	switch {
+	case m.method == "elicitation/create":
+		var r struct {
+			Params elicitParams `json:"params"`
+		}
+		if json.Unmarshal(m.raw, &r) == nil {
+			asked = append(asked, r.Params)
+		}
+	// Only a result that asks is decoded: most are not, and some are big.
+	case m.method == "" && bytes.Contains(m.raw, []byte(`"inputRequests"`)):
+		var r struct {
+			Result struct {
+				InputRequests map[string]struct {
+					Method string       `json:"method"`
+					Params elicitParams `json:"params"`
+				} `json:"inputRequests"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(m.raw, &r) != nil {
+			return
+		}
+		for _, ir := range r.Result.InputRequests {
+			if ir.Method == "elicitation/create" {
+				asked = append(asked, ir.Params)
+			}
+		}
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.raw = append(k.raw, r.Params.RequestedSchema)
-	if len(k.raw) > keptSchemas {
-		k.raw = k.raw[1:]
+	for _, p := range asked {
+		if len(p.RequestedSchema) == 0 {
+			continue
+		}
+		k.raw = append(k.raw, p.RequestedSchema)
+		if len(k.raw) > keptSchemas {
+			k.raw = k.raw[1:]
+		}
 	}
 }
 

@@ -51,7 +51,7 @@ func Example() {
 	// Output:
 	// mcp:calculator
 	// Multiply two numbers. Example: multiply(a=6, b=7) returns 42
-	// 2026-07-28 sent {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"toolscope","version":"devel"},"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"toolscope-1"},"name":"multiply","arguments":{"a":6,"b":7}}}
+	// 2026-07-28 sent {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"sampling":{},"elicitation":{"form":{},"url":{}}},"io.modelcontextprotocol/clientInfo":{"name":"toolscope","version":"devel"},"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"toolscope-1"},"name":"multiply","arguments":{"a":6,"b":7}}}
 	// 2026-07-28 received {"jsonrpc":"2.0","id":4,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"calculator","title":"toolscope calculator","version":"1.0.0"}},"content":[{"type":"text","text":"42"}],"structuredContent":{"result":42},"resultType":"complete"}}
 	// 42
 }

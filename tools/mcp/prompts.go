@@ -69,7 +69,7 @@ func (h *Hub) GetPrompt(ctx context.Context, name, prompt string, args map[strin
 	}
 	ctx, cancel := s.requestContext(ctx)
 	defer cancel()
-	res, err := session.GetPrompt(ctx, &sdk.GetPromptParams{Name: prompt, Arguments: args})
+	res, err := session.GetPrompt(askingRequest(ctx, "prompts/get"), &sdk.GetPromptParams{Name: prompt, Arguments: args})
 	if err != nil {
 		return nil, s.requestError(ctx, "prompts/get", err)
 	}

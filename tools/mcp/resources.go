@@ -193,7 +193,7 @@ func (h *Hub) ReadResource(ctx context.Context, name, uri string) (*sdk.ReadReso
 	}
 	ctx, cancel := s.requestContext(ctx)
 	defer cancel()
-	res, err := session.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+	res, err := session.ReadResource(askingRequest(ctx, "resources/read"), &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
 		return nil, s.requestError(ctx, "resources/read", err)
 	}

@@ -14,12 +14,15 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolscope/toolscope/tools/mcp"
+	"github.com/toolscope/toolscope/tools/mcp/askstest"
 )
 
 // libraryServer offers resources, a resource template and prompts, in
 // pages of two, and tools that change them and report the client's roots.
 func libraryServer() *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "library", Version: "test"}, &sdk.ServerOptions{PageSize: 2})
+	opts := revisionOptions(os.Getenv(revisionEnv))
+	opts.PageSize = 2
+	s := sdk.NewServer(&sdk.Implementation{Name: "library", Version: "test"}, opts)
 	book := func(uri, name, mimeType, text string, blob []byte) {
 		s.AddResource(&sdk.Resource{URI: uri, Name: name, MIMEType: mimeType, Size: int64(len(text) + len(blob))},
 			func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
@@ -61,19 +64,20 @@ func libraryServer() *sdk.Server {
 		})
 		return text("shelved"), nil
 	})
-	// "roots" answers with what the client declared and its roots/list.
+	// "roots" answers with what the client declared and its roots/list,
+	// asked as a server of the call's revision asks.
 	s.AddTool(&sdk.Tool{Name: "roots", InputSchema: noArgs}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		caps := req.Session.InitializeParams().Capabilities
 		declared, _ := json.Marshal(caps.RootsV2)
 		if caps.RootsV2 == nil {
 			return text("roots: " + string(declared)), nil
 		}
-		res, err := req.Session.ListRoots(ctx, nil)
-		if err != nil {
-			return nil, err
+		answer, pending, err := askstest.Ask(ctx, req, "roots", &sdk.ListRootsParams{})
+		if pending != nil || err != nil {
+			return pending, err
 		}
 		var uris []string
-		for _, r := range res.Roots {
+		for _, r := range answer.(*sdk.ListRootsResult).Roots {
 			uris = append(uris, r.Name+"="+r.URI)
 		}
 		return text(fmt.Sprintf("roots: %s %s", declared, strings.Join(uris, " "))), nil
@@ -236,19 +240,30 @@ func TestRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := quick
-	opts.Roots = []string{root}
-	hub := connect(t, opts, stdio("library"))
-	out, err, _ := call(t, find(t, hub, "roots"), `{}`)
-	want := `roots: {"listChanged":true} my work=file://` + filepath.ToSlash(work[:len(work)-len("my work")]) + "my%20work"
-	if err != nil || out != want {
-		t.Errorf("the server's view of the roots = %q, %v; want %q", out, err, want)
-	}
+	// The server asks for the roots in the call's result on 2026-07-28, by
+	// a roots/list request of its own on 2025-11-25.
+	for _, revision := range []string{"", "2025-11-25"} {
+		t.Run("revision "+revision, func(t *testing.T) {
+			spec := stdio("library")
+			spec.Env[revisionEnv] = revision
+			opts := quick
+			opts.Roots = []string{root}
+			hub := connect(t, opts, spec)
+			out, err, wire := call(t, find(t, hub, "roots"), `{}`)
+			want := `roots: {"listChanged":true} my work=file://` + filepath.ToSlash(work[:len(work)-len("my work")]) + "my%20work"
+			if err != nil || out != want {
+				t.Errorf("the server's view of the roots = %q, %v; want %q", out, err, want)
+			}
+			if mrtr := revision == ""; len(wire) < 2 || mrtr != strings.Contains(string(wire[1].Body), `"inputRequests":{"roots":{"method":"roots/list"`) {
+				t.Errorf("the call's messages at revision %q: %v", revision, wire)
+			}
 
-	// Without roots, none are declared: a server falls back on its own.
-	hub = connect(t, quick, stdio("library"))
-	if out, err, _ := call(t, find(t, hub, "roots"), `{}`); err != nil || out != "roots: null" {
-		t.Errorf("without roots the server sees %q, %v; want no capability", out, err)
+			// Without roots, none are declared: a server falls back on its own.
+			hub = connect(t, quick, spec)
+			if out, err, _ := call(t, find(t, hub, "roots"), `{}`); err != nil || out != "roots: null" {
+				t.Errorf("without roots the server sees %q, %v; want no capability", out, err)
+			}
+		})
 	}
 }
 

@@ -24,11 +24,17 @@ func newTestServer(name string) *sdk.Server {
 // older ones, as a server built before the newer ones would, or every
 // revision the SDK knows for "".
 func newTestServerAt(name, revision string) *sdk.Server {
+	return sdk.NewServer(&sdk.Implementation{Name: name, Version: "test"}, revisionOptions(revision))
+}
+
+// revisionOptions are the options of a server that speaks revision and
+// the older ones, or every revision the SDK knows for "".
+func revisionOptions(revision string) *sdk.ServerOptions {
 	opts := &sdk.ServerOptions{}
 	if revision != "" {
 		opts.SupportedProtocolVersions = slices.DeleteFunc(sdk.SupportedProtocolVersions(), func(v string) bool { return v > revision })
 	}
-	return sdk.NewServer(&sdk.Implementation{Name: name, Version: "test"}, opts)
+	return opts
 }
 
 func text(s string) *sdk.CallToolResult {

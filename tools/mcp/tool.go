@@ -76,7 +76,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (s
 	// servers may also report progress against it.
 	meta := sdk.Meta{"progressToken": token}
 	callCtx, span := s.traceCall(callCtx, tool, meta)
-	res, err := session.CallTool(callCtx, &sdk.CallToolParams{Name: tool, Arguments: args, Meta: meta})
+	res, err := session.CallTool(askingRequest(callCtx, "tools/call"), &sdk.CallToolParams{Name: tool, Arguments: args, Meta: meta})
 	s.endCall(span, session, tapped, err == nil && res.IsError, err, context.Cause(callCtx))
 	switch {
 	case err == nil:
@@ -90,6 +90,12 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (s
 		return text, nil
 	case callCtx.Err() != nil:
 		return "", s.abandoned(tool, context.Cause(callCtx), tapped)
+	}
+	// On 2026-07-28 an ask in the call's result that toolscope refused
+	// ends the call, on toolscope's side.
+	var refused *refusal
+	if errors.As(err, &refused) {
+		return "", fmt.Errorf("MCP server %q asked for input during the call to %s, and toolscope refused: %s", s.name, tool, refused)
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {

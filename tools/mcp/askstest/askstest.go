@@ -1,7 +1,8 @@
 // Package askstest is an MCP server whose tools ask their client things
 // while they run, for tests of how toolscope answers: a form to fill in
 // (elicitation), a link to open (URL-mode elicitation), and a reply from
-// the model (sampling).
+// the model (sampling). They ask as a server of the call's revision does:
+// in the call's result on 2026-07-28, by a request of their own before.
 package askstest
 
 import (
@@ -77,24 +78,69 @@ func failed(err error) (*sdk.CallToolResult, error) {
 	return res, nil
 }
 
+// The tools ask the way a server of the call's revision does. On
+// 2026-07-28 a server may not send requests of its own while it serves
+// one: a tool answers the call with a result whose InputRequests say what
+// it needs (multi round-trip requests, SEP-2322), and the client retries
+// the call with the answers in InputResponses, and RequestState echoed.
+// A handler so runs once per round, picking up where RequestState says.
+// On older revisions the tool sends the request to the client, and waits
+// for the answer.
+
+// Ask returns the client's answer to r, which the tool's handler knows as
+// key; or, on 2026-07-28 in a round that has no answer to it yet, the
+// result that asks for it, for the handler to return (with its
+// RequestState set, if it has more than one round). A sampling request is
+// a CreateMessageWithToolsParams, whose answer is the same type on every
+// revision.
+func Ask(ctx context.Context, req *sdk.CallToolRequest, key string, r sdk.InputRequest) (sdk.InputResponse, *sdk.CallToolResult, error) {
+	if p := req.Session.InitializeParams(); p != nil && p.ProtocolVersion >= "2026-07-28" {
+		if answer, ok := req.Params.InputResponses[key]; ok {
+			return answer, nil, nil
+		}
+		return nil, &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{key: r}}, nil
+	}
+	var answer sdk.InputResponse
+	var err error
+	switch r := r.(type) {
+	case *sdk.ElicitParams:
+		answer, err = req.Session.Elicit(ctx, r)
+	case *sdk.CreateMessageWithToolsParams:
+		answer, err = req.Session.CreateMessageWithTools(ctx, r)
+	case *sdk.ListRootsParams:
+		answer, err = req.Session.ListRoots(ctx, r)
+	default:
+		err = fmt.Errorf("askstest cannot ask a %T", r)
+	}
+	return answer, nil, err
+}
+
 // form is a tool that asks schema with message, and says what came back:
 // the action and the content as JSON.
 func form(schema, message string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: message, RequestedSchema: json.RawMessage(schema)})
+		answer, pending, err := Ask(ctx, req, "form", &sdk.ElicitParams{Message: message, RequestedSchema: json.RawMessage(schema)})
 		if err != nil {
 			return failed(err)
 		}
+		if pending != nil {
+			return pending, nil
+		}
+		res := answer.(*sdk.ElicitResult)
 		content, _ := json.Marshal(res.Content)
 		return text(fmt.Sprintf("%s %s", res.Action, content)), nil
 	}
 }
 
 func connect(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Mode: "url", Message: "Sign in to connect your account", URL: LinkURL, ElicitationID: "connect-42"})
+	answer, pending, err := Ask(ctx, req, "link", &sdk.ElicitParams{Mode: "url", Message: "Sign in to connect your account", URL: LinkURL, ElicitationID: "connect-42"})
 	if err != nil {
 		return failed(err)
 	}
+	if pending != nil {
+		return pending, nil
+	}
+	res := answer.(*sdk.ElicitResult)
 	if res.Action == "accept" {
 		// The person signed in at the link: the server says so.
 		if err := req.Session.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: "connect-42"}); err != nil {
@@ -107,53 +153,75 @@ func connect(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult
 func summarize(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	var args struct{ Text string }
 	_ = json.Unmarshal(req.Params.Arguments, &args)
-	reply, err := ask(ctx, req.Session, args.Text)
+	reply, pending, err := summary(ctx, req, "summary", args.Text)
 	if err != nil {
 		return failed(err)
+	}
+	if pending != nil {
+		return pending, nil
 	}
 	return text(reply), nil
 }
 
+// summarizeTimes asks in n rounds on 2026-07-28, one request a round, and
+// keeps the replies so far in its RequestState.
 func summarizeTimes(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	var args struct{ N int }
 	_ = json.Unmarshal(req.Params.Arguments, &args)
 	var replies []string
-	for i := range args.N {
-		reply, err := ask(ctx, req.Session, fmt.Sprintf("text %d", i+1))
+	if state := req.Params.RequestState; state != "" {
+		if err := json.Unmarshal([]byte(state), &replies); err != nil {
+			return nil, fmt.Errorf("requestState %q is not the one this tool gave: %w", state, err)
+		}
+	}
+	for i := len(replies) + 1; i <= args.N; i++ {
+		reply, pending, err := summary(ctx, req, fmt.Sprintf("summary-%d", i), fmt.Sprintf("text %d", i))
 		if err != nil {
-			return failed(fmt.Errorf("request %d: %w", i+1, err))
+			return failed(fmt.Errorf("request %d: %w", i, err))
+		}
+		if pending != nil {
+			state, _ := json.Marshal(replies)
+			pending.RequestState = string(state)
+			return pending, nil
 		}
 		replies = append(replies, reply)
 	}
 	return text(strings.Join(replies, "\n")), nil
 }
 
-// ask asks the client's model to summarize s.
-func ask(ctx context.Context, session *sdk.ServerSession, s string) (string, error) {
-	res, err := session.CreateMessage(ctx, &sdk.CreateMessageParams{
+// summary asks the client's model to summarize s.
+func summary(ctx context.Context, req *sdk.CallToolRequest, key, s string) (string, *sdk.CallToolResult, error) {
+	answer, pending, err := Ask(ctx, req, key, &sdk.CreateMessageWithToolsParams{
 		SystemPrompt:     "You summarize texts in one sentence.",
-		Messages:         []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "Summarize: " + s}}},
+		Messages:         []*sdk.SamplingMessageV2{{Role: "user", Content: []sdk.Content{&sdk.TextContent{Text: "Summarize: " + s}}}},
 		MaxTokens:        4000,
 		ModelPreferences: &sdk.ModelPreferences{Hints: []*sdk.ModelHint{{Name: "claude-3-haiku"}}, SpeedPriority: 0.8},
 	})
-	if err != nil {
-		return "", err
+	if pending != nil || err != nil {
+		return "", pending, err
 	}
-	t, ok := res.Content.(*sdk.TextContent)
+	res := answer.(*sdk.CreateMessageWithToolsResult)
+	if len(res.Content) != 1 {
+		return "", nil, fmt.Errorf("the reply has %d content blocks, not one text", len(res.Content))
+	}
+	t, ok := res.Content[0].(*sdk.TextContent)
 	if !ok {
-		return "", fmt.Errorf("the reply is %T, not text", res.Content)
+		return "", nil, fmt.Errorf("the reply is %T, not text", res.Content[0])
 	}
-	return fmt.Sprintf("%s (model %s, %s)", t.Text, res.Model, res.StopReason), nil
+	return fmt.Sprintf("%s (model %s, %s)", t.Text, res.Model, res.StopReason), nil, nil
 }
 
 func sampleWithTools(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	_, err := req.Session.CreateMessageWithTools(ctx, &sdk.CreateMessageWithToolsParams{
+	_, pending, err := Ask(ctx, req, "weather", &sdk.CreateMessageWithToolsParams{
 		Messages:  []*sdk.SamplingMessageV2{{Role: "user", Content: []sdk.Content{&sdk.TextContent{Text: "What is the weather?"}}}},
 		MaxTokens: 100,
 		Tools:     []*sdk.Tool{{Name: "weather", InputSchema: object(`{}`)}},
 	})
 	if err != nil {
 		return failed(err)
+	}
+	if pending != nil {
+		return pending, nil
 	}
 	return text("sampled"), nil
 }
