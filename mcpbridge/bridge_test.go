@@ -528,22 +528,28 @@ func TestStatelessRequestsShareOneProcess(t *testing.T) {
 }
 
 // The child sees no HTTP headers, so the bridge checks a 2026-07-28
-// request's headers against its body, as the revision wants.
+// request's headers against its body, as the revision wants. A request
+// whose _meta names 2026-07-28 but that lacks the MCP-Protocol-Version
+// header is told the header is missing (as mcpserver and the SDK tell
+// it), not that a session begins with initialize.
 func TestStatelessHeadersAreChecked(t *testing.T) {
 	_, url := bridge(t, command("lab"), quiet)
 	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
 	for _, c := range []struct {
-		method, name, body, want string
+		version, method, name, body, want string
 	}{
-		{"tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, `"code":-32602`},
-		{"tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`, `"code":-32020`},
-		{"tools/call", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, `the header Mcp-Method \"tools/call\" does not match the request's method \"tools/list\"`},
-		{"tools/call", "grow", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"pid"}}`, `the header Mcp-Name \"grow\" does not match the request's name \"pid\"`},
+		{"2026-07-28", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, `"code":-32602`},
+		{"2026-07-28", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`, `"code":-32020`},
+		{"2026-07-28", "tools/call", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, `the header Mcp-Method \"tools/call\" does not match the request's method \"tools/list\"`},
+		{"2026-07-28", "tools/call", "grow", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"pid"}}`, `the header Mcp-Name \"grow\" does not match the request's name \"pid\"`},
+		{"", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, `"code":-32020,"message":"toolscope mcp bridge: the header Mcp-Protocol-Version is required`},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, url+mcpbridge.PathHTTP, strings.NewReader(c.body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		if c.version != "" {
+			req.Header.Set("Mcp-Protocol-Version", c.version)
+		}
 		req.Header.Set("Mcp-Method", c.method)
 		if c.name != "" {
 			req.Header.Set("Mcp-Name", c.name)

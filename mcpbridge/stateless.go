@@ -26,16 +26,46 @@ import (
 // (notifications/tools/list_changed) goes to every client that listens
 // (subscriptions/listen); there is nobody else to send it to.
 
-// statelessRevision is the first revision without sessions.
+// statelessRevision is the first revision without sessions. mcpserver
+// (revisions.go) holds the same constant, and decides the same way which
+// requests are of it: mcpserver may import no toolscope package, and this
+// package none but tools/mcp, whose protocolVersion is the revision
+// toolscope's client asks for, not this threshold; so each side keeps one.
 const statelessRevision = "2026-07-28"
 
 // transportStateless is the transport of the shared session.
 const transportStateless = "stateless"
 
-// isStateless reports whether a POST belongs to a revision without
-// sessions.
-func isStateless(r *http.Request) bool {
-	return r.Header.Get("Mcp-Protocol-Version") >= statelessRevision && r.Header.Get(sessionHeader) == ""
+// isStateless reports whether a POST, whose messages are msgs, belongs to
+// a revision without sessions: one its MCP-Protocol-Version header names
+// or, lacking the header, its request's _meta (as mcpserver decides). Such
+// a request without the header is the revision's and still wrong: the
+// revision wants the header on every request, and a server to answer one
+// that carries the _meta without it 400 with -32020 (as the SDK does);
+// checkHeaders says so, where the session path would only ask for an
+// initialize the client will never send.
+func isStateless(r *http.Request, msgs []jsonrpc.Message) bool {
+	if r.Header.Get(sessionHeader) != "" {
+		return false
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
+		return v >= statelessRevision
+	}
+	if len(msgs) != 1 {
+		return false
+	}
+	req, ok := msgs[0].(*jsonrpc.Request)
+	return ok && metaVersion(req) >= statelessRevision
+}
+
+// metaVersion is the revision a request names in its _meta, or "".
+func metaVersion(req *jsonrpc.Request) string {
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	_ = json.Unmarshal(req.Params, &p) // params of another shape carry no _meta
+	v, _ := p.Meta[sdk.MetaKeyProtocolVersion].(string)
+	return v
 }
 
 // origin is what a request of the shared session was called by its
@@ -204,11 +234,9 @@ func checkHeaders(w http.ResponseWriter, r *http.Request, msgs []jsonrpc.Message
 	}
 	version := r.Header.Get("Mcp-Protocol-Version")
 	if req.IsCall() {
-		var p struct {
-			Meta map[string]any `json:"_meta"`
-		}
-		_ = json.Unmarshal(req.Params, &p) // params of another shape carry no _meta
-		switch meta, _ := p.Meta[sdk.MetaKeyProtocolVersion].(string); {
+		switch meta := metaVersion(req); {
+		case version == "":
+			return fail(sdk.CodeHeaderMismatch, "the header Mcp-Protocol-Version is required on a request whose _meta %q names %q", sdk.MetaKeyProtocolVersion, meta)
 		case meta == "":
 			return fail(jsonrpc.CodeInvalidParams, "missing or invalid _meta field %q", sdk.MetaKeyProtocolVersion)
 		case meta != version:

@@ -74,7 +74,7 @@ func (b *Bridge) postStreamable(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.Header.Get(sessionHeader)
 	var s *session
-	if isStateless(r) {
+	if isStateless(r, msgs) {
 		if !checkHeaders(w, r, msgs) {
 			return
 		}
