@@ -563,3 +563,32 @@ func TestStatelessHeadersAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// What the shared child of the 2026-07-28 requests sends that belongs to
+// no request goes to no client that did not ask for it: a log notice goes
+// to the bridge's log, not to the stream of the request in flight, and a
+// request of the child's (here ping) is refused at once, so the
+// child goes on rather than waiting for an answer no client will give.
+func TestTheSharedProcessKeepsItsChatterToItself(t *testing.T) {
+	log := newLog()
+	_, url := bridge(t, command("lab"), mcpbridge.Options{ShutdownTimeout: 100 * time.Millisecond, Logger: log.logger()})
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/logLevel":"debug"},"name":"chatter","arguments":{}}}`
+	req, _ := http.NewRequest(http.MethodPost, url+mcpbridge.PathHTTP, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "chatter")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, resp)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(got, `"id":1,"result"`) || !strings.Contains(got, "the bridge's shared 2026-07-28 session has no single client to ask ping") {
+		t.Errorf("chatter: %s %s, want its result, saying the bridge refused ping", resp.Status, got)
+	}
+	if strings.Contains(got, "notifications/message") || strings.Contains(got, `"method":"ping"`) {
+		t.Errorf("chatter's stream carried the child's own chatter: %s", got)
+	}
+	log.waitFor(t, "chatter's notice")
+}

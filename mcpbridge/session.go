@@ -247,12 +247,7 @@ func (s *session) toClient() error {
 		case !ok:
 			s.logger.Debug(s.name + ": the server answered a request it was not asked, or was asked and then told to drop")
 		case st == nil && s.transport == transportStateless:
-			s.mu.Lock()
-			listeners := s.listeners()
-			s.mu.Unlock()
-			for _, l := range listeners {
-				s.send(msg, l, false)
-			}
+			s.unrouted(msg)
 		default:
 			s.send(msg, st, answers)
 		}

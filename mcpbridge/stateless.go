@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,9 +23,11 @@ import (
 // shared process breaks, since it keeps no state per client. Toward the
 // child each request gets an id and progress token of the bridge's own,
 // as two clients may well choose the same, and the answer and progress
-// go back under the client's. What the child sends of its own accord
-// (notifications/tools/list_changed) goes to every client that listens
-// (subscriptions/listen); there is nobody else to send it to.
+// go back under the client's. Of what the child sends of its own accord
+// (see unrouted), a list change goes to every client that listens
+// (subscriptions/listen), and what names a listen by its subscription id
+// to that listen alone; a log notice goes to the bridge's log, not to
+// some client's, and a request of the child's is answered with an error.
 
 // statelessRevision is the first revision without sessions. mcpserver
 // (revisions.go) holds the same constant, and decides the same way which
@@ -99,7 +102,7 @@ func (s *session) own(msg jsonrpc.Message) jsonrpc.Message {
 	id, _ := jsonrpc.MakeID(fmt.Sprintf("bridge-%d", n)) // a string is always an ID
 	o := origin{id: req.ID, listen: req.Method == "subscriptions/listen"}
 	params := req.Params
-	if token, rewritten, ok := replaceToken(params, "_meta", json.RawMessage(fmt.Sprintf(`"bridge-%d"`, n))); ok {
+	if token, rewritten, ok := replaceMember(params, "_meta", "progressToken", json.RawMessage(fmt.Sprintf(`"bridge-%d"`, n))); ok {
 		o.token, params = token, rewritten
 	}
 	s.mu.Lock()
@@ -108,26 +111,26 @@ func (s *session) own(msg jsonrpc.Message) jsonrpc.Message {
 	return &jsonrpc.Request{ID: id, Method: req.Method, Params: params}
 }
 
-// replaceToken replaces the progressToken in params (under meta, if
-// given), and returns the old one and the new params, every other byte as
-// it was; ok is false if params carry none.
-func replaceToken(params json.RawMessage, meta string, token json.RawMessage) (old, rewritten json.RawMessage, ok bool) {
+// replaceMember replaces the member name of params (of its member meta,
+// if given) with value, and returns the old value and the new params,
+// every other byte as it was; ok is false if params carry none.
+func replaceMember(params json.RawMessage, meta, name string, value json.RawMessage) (old, rewritten json.RawMessage, ok bool) {
 	if meta != "" {
 		start, end, found := member(params, meta)
 		if !found {
 			return nil, nil, false
 		}
-		old, inner, ok := replaceToken(params[start:end], "", token)
+		old, inner, ok := replaceMember(params[start:end], "", name, value)
 		if !ok {
 			return nil, nil, false
 		}
 		return old, splice(params, start, end, inner), true
 	}
-	start, end, found := member(params, "progressToken")
+	start, end, found := member(params, name)
 	if !found {
 		return nil, nil, false
 	}
-	return slices.Clone(params[start:end]), splice(params, start, end, token), true
+	return slices.Clone(params[start:end]), splice(params, start, end, value), true
 }
 
 // member finds the value of the member name of the JSON object obj.
@@ -171,7 +174,7 @@ func (s *session) restore(msg jsonrpc.Message) jsonrpc.Message {
 		}
 		id := s.progress[progressToken(msg.Params, false)]
 		if o, ok := s.origins[id]; ok && o.token != nil {
-			if _, params, ok := replaceToken(msg.Params, "", o.token); ok {
+			if _, params, ok := replaceMember(msg.Params, "", "progressToken", o.token); ok {
 				return &jsonrpc.Request{Method: msg.Method, Params: params}
 			}
 		}
@@ -179,16 +182,84 @@ func (s *session) restore(msg jsonrpc.Message) jsonrpc.Message {
 	return msg
 }
 
-// listeners are the streams of the shared session's open
-// subscriptions/listen requests; s.mu is held.
-func (s *session) listeners() []*stream {
-	var sts []*stream
-	for id, o := range s.origins {
-		if p, ok := s.requests[id]; ok && o.listen && p.st != nil {
-			sts = append(sts, p.st)
+// metaSubscriptionID is the _meta member by which a 2026-07-28 server's
+// notification names the subscriptions/listen request it belongs to: that
+// request's JSON-RPC id.
+const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+
+// unrouted deals with a message of the shared child's that route could
+// tie to no request's stream by its id or progress token. Only requests
+// the child is answering have a stream, and the child may serve many
+// clients' at once, so nothing else may go to whichever client happens
+// to be waiting:
+//   - a list change interests every client that listens, and goes to each
+//     under its own subscription id (the child, seeing one session, may
+//     know only the latest listen);
+//   - another notification naming a listen (its acknowledgement, a
+//     resource's update) goes to that listen alone;
+//   - a log notice (notifications/message) is logged by the bridge, not
+//     sent: stdio says not which request, if any, it is about, and even
+//     with one request in flight it may be the tail of the last one's, or
+//     the server's own, so passing it to the client in flight could show
+//     one client another's logs;
+//   - a request (roots/list, ping, sampling, elicitation) is answered with
+//     an error at once, so that the child does not wait for an answer no
+//     client will give: a 2026-07-28 server asks its client within a
+//     result (inputRequests), which passes like any other.
+func (s *session) unrouted(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return // route reports a stray answer as not ok: none comes here
+	}
+	if req.IsCall() {
+		s.logger.Info(s.name+": the server sent a request, which the bridge refused: no one client of the shared session can answer it", "method", req.Method)
+		resp := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "toolscope mcp bridge: the bridge's shared 2026-07-28 session has no single client to ask " + req.Method + "; 2026-07-28 servers ask in the result (inputRequests)"}}
+		_ = s.conn.Write(context.Background(), resp) // a child gone is heard of by toClient
+		return
+	}
+	if req.Method == "notifications/message" {
+		s.logger.Info(s.name+": the server logged", "notice", string(req.Params))
+		return
+	}
+	var body struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(req.Params, &body) // params of another shape name no listen
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if strings.HasSuffix(req.Method, "/list_changed") {
+		for id, o := range s.origins {
+			if p, ok := s.requests[id]; ok && o.listen && p.st != nil {
+				s.send(withSubscription(req, body.Meta, o.id), p.st, false)
+			}
+		}
+		return
+	}
+	if raw, named := body.Meta[metaSubscriptionID]; named {
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		if id, err := jsonrpc.MakeID(v); err == nil {
+			if o, ok := s.origins[id]; ok && o.listen && s.requests[id].st != nil {
+				s.send(withSubscription(req, body.Meta, o.id), s.requests[id].st, false)
+				return
+			}
 		}
 	}
-	return sts
+	s.logger.Debug(s.name+": a notification of the server's that belongs to no request, dropped", "method", req.Method)
+}
+
+// withSubscription is notification n with its _meta naming subscription
+// id (a listen's id as its client gave it), if n's _meta (meta) names one.
+func withSubscription(n *jsonrpc.Request, meta map[string]json.RawMessage, id jsonrpc.ID) *jsonrpc.Request {
+	if _, named := meta[metaSubscriptionID]; !named {
+		return n
+	}
+	raw, _ := json.Marshal(id.Raw()) // an id is a string or a number
+	_, params, ok := replaceMember(n.Params, "_meta", metaSubscriptionID, raw)
+	if !ok {
+		return n
+	}
+	return &jsonrpc.Request{Method: n.Method, Params: params}
 }
 
 // abandon tells the child to drop the requests of a POST whose client
