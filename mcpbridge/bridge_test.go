@@ -572,17 +572,7 @@ func TestStatelessHeadersAreChecked(t *testing.T) {
 func TestTheSharedProcessKeepsItsChatterToItself(t *testing.T) {
 	log := newLog()
 	_, url := bridge(t, command("lab"), mcpbridge.Options{ShutdownTimeout: 100 * time.Millisecond, Logger: log.logger()})
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/logLevel":"debug"},"name":"chatter","arguments":{}}}`
-	req, _ := http.NewRequest(http.MethodPost, url+mcpbridge.PathHTTP, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "chatter")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := post2026(t, url, "tools/call", "chatter", `"io.modelcontextprotocol/logLevel":"debug"`, `"name":"chatter","arguments":{}`)
 	got := readAll(t, resp)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(got, `"id":1,"result"`) || !strings.Contains(got, "the bridge's shared 2026-07-28 session has no single client to ask ping") {
 		t.Errorf("chatter: %s %s, want its result, saying the bridge refused ping", resp.Status, got)
@@ -591,4 +581,57 @@ func TestTheSharedProcessKeepsItsChatterToItself(t *testing.T) {
 		t.Errorf("chatter's stream carried the child's own chatter: %s", got)
 	}
 	log.waitFor(t, "chatter's notice")
+}
+
+// post2026 sends a 2026-07-28 request of method, with the headers the
+// revision wants (name: the Mcp-Name, if any) and params (besides _meta,
+// which carries the revision, the client and, after them, meta).
+func post2026(t *testing.T, url, method, name, meta, params string) *http.Response {
+	t.Helper()
+	if meta != "" {
+		meta = "," + meta
+	}
+	if params != "" {
+		params = "," + params
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}` + meta + `}` + params + `}}`
+	req, _ := http.NewRequest(http.MethodPost, url+mcpbridge.PathHTTP, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// A 2026-07-28 request whose stream could carry nothing but its answer
+// (no progress token, not subscriptions/listen) is answered as plain JSON
+// once the child answers, so that the child's error gets the HTTP status
+// the revision gives it: 404 for a method not found, 400 for invalid
+// params. One with a progress token is answered on an event stream, as
+// its progress may come first.
+func TestStatelessErrorsGetTheirHTTPStatus(t *testing.T) {
+	_, url := bridge(t, command("lab"), quiet)
+	for _, c := range []struct {
+		method, name, meta, params string
+		status                     int
+		contentType, want          string
+	}{
+		{"tools/call", "pid", "", `"name":"pid","arguments":{}`, http.StatusOK, "application/json", `"id":1,"result"`},
+		{"tasks/list", "", "", "", http.StatusNotFound, "application/json", `"id":1,"error":{"code":-32601`},
+		{"tools/call", "nonesuch", "", `"name":"nonesuch","arguments":{}`, http.StatusBadRequest, "application/json", `"id":1,"error":{"code":-32602`},
+		{"tools/call", "pid", `"progressToken":"p1"`, `"name":"pid","arguments":{}`, http.StatusOK, "text/event-stream", `"id":1,"result"`},
+	} {
+		resp := post2026(t, url, c.method, c.name, c.meta, c.params)
+		got := readAll(t, resp)
+		if resp.StatusCode != c.status || resp.Header.Get("Content-Type") != c.contentType || !strings.Contains(got, c.want) {
+			t.Errorf("%s %s (%s): %s, %s: %s; want %d, %s: %s", c.method, c.name, c.meta, resp.Status, resp.Header.Get("Content-Type"), got, c.status, c.contentType, c.want)
+		}
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"slices"
 	"strings"
@@ -280,6 +282,55 @@ func (s *session) abandon(st *stream) {
 			_ = s.conn.Write(context.Background(), &jsonrpc.Request{Method: "notifications/cancelled", Params: params})
 		}
 	}
+}
+
+// answeredAlone reports whether the only message a 2026-07-28 request's
+// stream can carry is its answer: a request with no progress token that
+// is not a subscriptions/listen. What else the shared child sends belongs
+// to no one request (unrouted). Such a request is answered as plain JSON
+// (answerPlain), so that its answer's HTTP status can follow the answer.
+func answeredAlone(msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	return ok && req.IsCall() && req.Method != "subscriptions/listen" && progressToken(req.Params, true) == ""
+}
+
+// answerPlain waits for the one answer st carries and writes it as
+// application/json, under the HTTP status the 2026-07-28 revision gives
+// its error, if it is one: the child, on stdio, answers an unknown method
+// or bad params with a JSON-RPC error alone, where the revision has an
+// HTTP server also say 404 or 400. Nothing is written if the client went
+// away first.
+func answerPlain(ctx context.Context, stop <-chan struct{}, st *stream, w http.ResponseWriter) {
+	next, done := iter.Pull(st.messages(ctx, stop))
+	defer done()
+	if data, ok := next(); ok {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(errorStatus(data))
+		_, _ = w.Write(data) // a client gone is none of the child's concern
+	}
+}
+
+// errorStatus is the HTTP status of a 2026-07-28 answer, as the SDK's
+// streamable HTTP server gives it: 404 for a method not found, 400 for
+// invalid params, an unsupported revision or missing client
+// capabilities, and 200 for the rest (a result, or any other error).
+func errorStatus(data []byte) int {
+	msg, err := jsonrpc.DecodeMessage(data)
+	if err != nil {
+		return http.StatusOK // encoded by the bridge a moment ago: cannot happen
+	}
+	resp, ok := msg.(*jsonrpc.Response)
+	var jerr *jsonrpc.Error
+	if !ok || !errors.As(resp.Error, &jerr) {
+		return http.StatusOK
+	}
+	switch jerr.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, sdk.CodeUnsupportedProtocolVersion, sdk.CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }
 
 // checkHeaders checks a 2026-07-28 POST's headers against its body, as
