@@ -89,7 +89,7 @@ type origin struct {
 func (s *session) own(msg jsonrpc.Message) jsonrpc.Message {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
-		return nil // an answer to the child, which asks nothing in this revision
+		return nil // a client's answer to the child, whose requests the bridge answers itself (unrouted)
 	}
 	if !req.IsCall() {
 		if req.Method == "notifications/cancelled" {
