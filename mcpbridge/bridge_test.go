@@ -528,22 +528,28 @@ func TestStatelessRequestsShareOneProcess(t *testing.T) {
 }
 
 // The child sees no HTTP headers, so the bridge checks a 2026-07-28
-// request's headers against its body, as the revision wants.
+// request's headers against its body, as the revision wants. A request
+// whose _meta names 2026-07-28 but that lacks the MCP-Protocol-Version
+// header is told the header is missing (as mcpserver and the SDK tell
+// it), not that a session begins with initialize.
 func TestStatelessHeadersAreChecked(t *testing.T) {
 	_, url := bridge(t, command("lab"), quiet)
 	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
 	for _, c := range []struct {
-		method, name, body, want string
+		version, method, name, body, want string
 	}{
-		{"tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, `"code":-32602`},
-		{"tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`, `"code":-32020`},
-		{"tools/call", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, `the header Mcp-Method \"tools/call\" does not match the request's method \"tools/list\"`},
-		{"tools/call", "grow", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"pid"}}`, `the header Mcp-Name \"grow\" does not match the request's name \"pid\"`},
+		{"2026-07-28", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, `"code":-32602`},
+		{"2026-07-28", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`, `"code":-32020`},
+		{"2026-07-28", "tools/call", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, `the header Mcp-Method \"tools/call\" does not match the request's method \"tools/list\"`},
+		{"2026-07-28", "tools/call", "grow", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"pid"}}`, `the header Mcp-Name \"grow\" does not match the request's name \"pid\"`},
+		{"", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, `"code":-32020,"message":"toolscope mcp bridge: the header Mcp-Protocol-Version is required`},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, url+mcpbridge.PathHTTP, strings.NewReader(c.body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		if c.version != "" {
+			req.Header.Set("Mcp-Protocol-Version", c.version)
+		}
 		req.Header.Set("Mcp-Method", c.method)
 		if c.name != "" {
 			req.Header.Set("Mcp-Name", c.name)
@@ -554,6 +560,78 @@ func TestStatelessHeadersAreChecked(t *testing.T) {
 		}
 		if body := readAll(t, resp); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %s %s, want 400 saying %s", c.body, resp.Status, body, c.want)
+		}
+	}
+}
+
+// What the shared child of the 2026-07-28 requests sends that belongs to
+// no request goes to no client that did not ask for it: a log notice goes
+// to the bridge's log, not to the stream of the request in flight, and a
+// request of the child's (here ping) is refused at once, so the
+// child goes on rather than waiting for an answer no client will give.
+func TestTheSharedProcessKeepsItsChatterToItself(t *testing.T) {
+	log := newLog()
+	_, url := bridge(t, command("lab"), mcpbridge.Options{ShutdownTimeout: 100 * time.Millisecond, Logger: log.logger()})
+	resp := post2026(t, url, "tools/call", "chatter", `"io.modelcontextprotocol/logLevel":"debug"`, `"name":"chatter","arguments":{}`)
+	got := readAll(t, resp)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(got, `"id":1,"result"`) || !strings.Contains(got, "the bridge's shared 2026-07-28 session has no single client to ask ping") {
+		t.Errorf("chatter: %s %s, want its result, saying the bridge refused ping", resp.Status, got)
+	}
+	if strings.Contains(got, "notifications/message") || strings.Contains(got, `"method":"ping"`) {
+		t.Errorf("chatter's stream carried the child's own chatter: %s", got)
+	}
+	log.waitFor(t, "chatter's notice")
+}
+
+// post2026 sends a 2026-07-28 request of method, with the headers the
+// revision wants (name: the Mcp-Name, if any) and params (besides _meta,
+// which carries the revision, the client and, after them, meta).
+func post2026(t *testing.T, url, method, name, meta, params string) *http.Response {
+	t.Helper()
+	if meta != "" {
+		meta = "," + meta
+	}
+	if params != "" {
+		params = "," + params
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}` + meta + `}` + params + `}}`
+	req, _ := http.NewRequest(http.MethodPost, url+mcpbridge.PathHTTP, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// A 2026-07-28 request whose stream could carry nothing but its answer
+// (no progress token, not subscriptions/listen) is answered as plain JSON
+// once the child answers, so that the child's error gets the HTTP status
+// the revision gives it: 404 for a method not found, 400 for invalid
+// params. One with a progress token is answered on an event stream, as
+// its progress may come first.
+func TestStatelessErrorsGetTheirHTTPStatus(t *testing.T) {
+	_, url := bridge(t, command("lab"), quiet)
+	for _, c := range []struct {
+		method, name, meta, params string
+		status                     int
+		contentType, want          string
+	}{
+		{"tools/call", "pid", "", `"name":"pid","arguments":{}`, http.StatusOK, "application/json", `"id":1,"result"`},
+		{"tasks/list", "", "", "", http.StatusNotFound, "application/json", `"id":1,"error":{"code":-32601`},
+		{"tools/call", "nonesuch", "", `"name":"nonesuch","arguments":{}`, http.StatusBadRequest, "application/json", `"id":1,"error":{"code":-32602`},
+		{"tools/call", "pid", `"progressToken":"p1"`, `"name":"pid","arguments":{}`, http.StatusOK, "text/event-stream", `"id":1,"result"`},
+	} {
+		resp := post2026(t, url, c.method, c.name, c.meta, c.params)
+		got := readAll(t, resp)
+		if resp.StatusCode != c.status || resp.Header.Get("Content-Type") != c.contentType || !strings.Contains(got, c.want) {
+			t.Errorf("%s %s (%s): %s, %s: %s; want %d, %s: %s", c.method, c.name, c.meta, resp.Status, resp.Header.Get("Content-Type"), got, c.status, c.contentType, c.want)
 		}
 	}
 }

@@ -107,6 +107,18 @@ func labServer() *sdk.Server {
 			}
 			return text("the client's model said " + res.Content.(*sdk.TextContent).Text), nil, nil
 		})
+	sdk.AddTool(s, &sdk.Tool{Name: "chatter", Description: "Logs a notice, then pings the client, and says what it was answered"},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ none) (*sdk.CallToolResult, any, error) {
+			if err := req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "info", Data: "chatter's notice"}); err != nil {
+				return nil, nil, err
+			}
+			// Outside the call's context: the SDK refuses to ask a
+			// 2026-07-28 client within a call, but not on its own.
+			if err := req.Session.Ping(context.Background(), nil); err != nil {
+				return text("ping: " + err.Error()), nil, nil
+			}
+			return text("ping answered"), nil, nil
+		})
 	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "Exits mid-call"},
 		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
 			fmt.Fprintln(os.Stderr, "lab: crashing on request")

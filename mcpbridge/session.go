@@ -247,12 +247,7 @@ func (s *session) toClient() error {
 		case !ok:
 			s.logger.Debug(s.name + ": the server answered a request it was not asked, or was asked and then told to drop")
 		case st == nil && s.transport == transportStateless:
-			s.mu.Lock()
-			listeners := s.listeners()
-			s.mu.Unlock()
-			for _, l := range listeners {
-				s.send(msg, l, false)
-			}
+			s.unrouted(msg)
 		default:
 			s.send(msg, st, answers)
 		}
@@ -278,7 +273,8 @@ func (s *session) send(msg jsonrpc.Message, st *stream, answers bool) {
 // to a request goes on that request's stream, progress on the stream of
 // the request it reports on, and the rest (notifications, the child's
 // own requests) on the standalone stream, since stdio says nothing of
-// which request they belong to. On the shared session, out carries the
+// which request they belong to (on the shared session, toClient hands
+// them to unrouted instead). On the shared session, out carries the
 // id or progress token the client gave (see restore). ok is false for an
 // answer to a request that is not waiting for one.
 func (s *session) route(msg jsonrpc.Message) (out jsonrpc.Message, st *stream, answers, ok bool) {

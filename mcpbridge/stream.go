@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
+	"iter"
 	"net/http"
 	"sync"
 )
@@ -83,34 +84,46 @@ func (st *stream) signal() {
 	}
 }
 
-// carry writes the stream's messages to w as they come, until the stream
-// is done, ctx ends (the client went away) or stop is closed (the session
-// ended). Once stop is closed it still writes what the stream holds: the
-// errors a session queues as it ends may come after the last look at the
-// queue, and with the wake-up that stop races.
+// carry writes the stream's messages to w as server-sent events as they
+// come (see messages).
 func (st *stream) carry(ctx context.Context, stop <-chan struct{}, w http.ResponseWriter) {
 	rc := http.NewResponseController(w)
-	stopping := false
-	for {
-		data, done := st.next()
-		switch {
-		case done:
-			return
-		case data != nil:
-			if writeEvent(w, rc, "message", data) != nil {
-				st.requeue(data) // for the next GET, if the stream is the standalone one
-				return
-			}
-			continue
-		case stopping:
+	for data := range st.messages(ctx, stop) {
+		if writeEvent(w, rc, "message", data) != nil {
+			st.requeue(data) // for the next GET, if the stream is the standalone one
 			return
 		}
-		select {
-		case <-st.wake:
-		case <-ctx.Done():
-			return
-		case <-stop:
-			stopping = true
+	}
+}
+
+// messages yields the stream's messages as they come, until the stream
+// is done, ctx ends (the client went away) or stop is closed (the session
+// ended). Once stop is closed it still yields what the stream holds: the
+// errors a session queues as it ends may come after the last look at the
+// queue, and with the wake-up that stop races.
+func (st *stream) messages(ctx context.Context, stop <-chan struct{}) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		stopping := false
+		for {
+			data, done := st.next()
+			switch {
+			case done:
+				return
+			case data != nil:
+				if !yield(data) {
+					return
+				}
+				continue
+			case stopping:
+				return
+			}
+			select {
+			case <-st.wake:
+			case <-ctx.Done():
+				return
+			case <-stop:
+				stopping = true
+			}
 		}
 	}
 }

@@ -74,7 +74,7 @@ func (b *Bridge) postStreamable(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.Header.Get(sessionHeader)
 	var s *session
-	if isStateless(r) {
+	if isStateless(r, msgs) {
 		if !checkHeaders(w, r, msgs) {
 			return
 		}
@@ -114,6 +114,12 @@ func (b *Bridge) postStreamable(w http.ResponseWriter, r *http.Request) {
 	}
 	st := newStream(calls)
 	defer st.detach()
+	if s.transport == transportStateless && answeredAlone(msgs[0]) {
+		s.fromClient(msgs, st)
+		answerPlain(r.Context(), s.ended, st, w)
+		s.abandon(st)
+		return
+	}
 	startEvents(w)
 	s.fromClient(msgs, st)
 	st.carry(r.Context(), s.ended, w)

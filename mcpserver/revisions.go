@@ -12,6 +12,9 @@ import (
 // statelessRevision is the first protocol revision without sessions
 // (SEP-2575): its clients send server/discover rather than initialize,
 // and the revision, client info and capabilities with every request.
+// mcpbridge (stateless.go) holds the same constant and decides the same
+// way which requests are of it; mcpserver imports no toolscope package, so
+// each keeps its own.
 const statelessRevision = "2026-07-28"
 
 // revisions serves every protocol revision on one streamable HTTP
@@ -41,7 +44,8 @@ func (h *revisions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // client names it in the MCP-Protocol-Version header of every request. A
 // POST that lacks the header but carries the revision in its _meta also
 // goes to the stateless handler, which tells the client the header is
-// missing, where the session handler would only say it wants initialize.
+// missing (400, -32020, as the revision wants), where the session handler
+// would only say it wants initialize.
 func (h *revisions) isStateless(r *http.Request) bool {
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
 		return v >= statelessRevision
