@@ -287,6 +287,8 @@ type asker struct {
 	// still under way is then abandoned.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// clock is the call's tool timeout, held while the person answers.
+	clock toolClock
 
 	mu      sync.Mutex
 	closed  bool
@@ -338,8 +340,10 @@ func (a *asker) within(ctx context.Context) (context.Context, context.CancelFunc
 	return ctx, func() { stop(); cancel() }
 }
 
-// answer asks the person ask, sent as an event of typ first.
+// answer asks the person ask, sent as an event of typ first. The tool's
+// timeout stands still meanwhile: the Answerer has its own time limit.
 func (a *asker) answer(ctx context.Context, typ Type, ask *Ask, e Event) Reply {
+	defer a.clock.hold()()
 	ask.Waiting = true
 	a.send(typ, ask, e)
 	ctx, cancel := a.within(ctx)

@@ -266,3 +266,35 @@ func TestAskAfterTheCallIsRefused(t *testing.T) {
 		t.Errorf("%d asks shown", n)
 	}
 }
+
+// slowPerson answers after the tool timeout has passed several times
+// over: the time a person takes is not the tool's.
+type slowPerson struct{ after time.Duration }
+
+func (p slowPerson) Answer(ctx context.Context, _ agent.Ask) agent.Reply {
+	select {
+	case <-time.After(p.after):
+		return agent.Reply{Action: tools.Accept, Content: map[string]any{"name": "Ada"}}
+	case <-ctx.Done():
+		return agent.Reply{Action: tools.Cancel}
+	}
+}
+
+// The tool timeout stands still while the person answers an elicitation,
+// and runs again once they have: a tool that then hangs still times out.
+func TestToolTimeoutHeldWhileThePersonAnswers(t *testing.T) {
+	cfg := agent.Config{ToolTimeout: 20 * time.Millisecond, Answerer: slowPerson{after: 200 * time.Millisecond}}
+	if got := result(t, runAsking(t, asking(elicitForm), cfg)); got != `accept {"name":"Ada"}` {
+		t.Errorf("answered after the tool timeout: the server got %q", got)
+	}
+	hangAfter := func(ctx context.Context, a tools.Asker) (string, error) {
+		if _, err := elicitForm(ctx, a); err != nil {
+			return "", err
+		}
+		<-ctx.Done()
+		return "", ctx.Err()
+	}
+	if got := result(t, runAsking(t, asking(hangAfter), cfg)); got != "error: tool ask did not answer within 20ms" {
+		t.Errorf("a tool hanging after the answer: %q", got)
+	}
+}
