@@ -309,7 +309,7 @@ type run struct {
 	backend string
 	model   string // the model's name, for the servers whose sampling requests it answers
 	message string // the request, for a sampling request that asks for context
-	asks    int    // the servers' asks so far, which number them
+	asks    int    // the servers' asks so far, which number them; under sending
 
 	// sending orders the events a tool's server causes (asks.go), sent
 	// from the connection's goroutine while the run waits on the call.
@@ -319,6 +319,11 @@ type run struct {
 func (r *run) send(e Event) {
 	r.sending.Lock()
 	defer r.sending.Unlock()
+	r.emitLocked(e)
+}
+
+// emitLocked numbers and emits e; r.sending is held.
+func (r *run) emitLocked(e Event) {
 	r.seq++
 	e.Seq = r.seq
 	e.AtMS = time.Since(r.start).Milliseconds()

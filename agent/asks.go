@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolscope/toolscope/llm"
@@ -290,10 +291,16 @@ type asker struct {
 	// clock is the call's tool timeout, held while the person answers.
 	clock toolClock
 
-	mu      sync.Mutex
-	closed  bool
-	samples int            // sampling requests made so far
-	urls    map[string]int // the asks of URL elicitations accepted, by elicitation id
+	mu      sync.Mutex // one ask at a time, held while it is answered
+	samples int        // sampling requests made so far
+	// closed is set, under the run's sending lock, once the call is over:
+	// no event of its asks comes after that.
+	closed atomic.Bool
+	// urls are the asks of URL elicitations accepted, by elicitation id,
+	// under urlsMu alone: a completion must not wait on an ask under way,
+	// which would hold up every notification of its server.
+	urlsMu sync.Mutex
+	urls   map[string]int
 }
 
 // newAsker is the asker of call c, whose context ctx is.
@@ -303,19 +310,25 @@ func (r *run) newAsker(ctx context.Context, round int, c *Call) *asker {
 	return a
 }
 
-// close ends the asks of a call that is over, once the one under way,
-// if any, has wound down: no event of it comes after the call's end.
+// close ends the asks of a call that is over: the one under way, if
+// any, is told to stop, and no event of it comes after the call's end.
+// It does not wait for that ask, whose Answerer or backend may ignore
+// its context, as the call leaves behind a tool that never returns.
 func (a *asker) close() {
 	a.cancel()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.closed = true
+	a.r.sending.Lock()
+	defer a.r.sending.Unlock()
+	a.closed.Store(true)
 }
 
 var errCallOver = errors.New("the tool call this request belongs to is over")
 
-// open starts an ask of kind from server; a.mu is held.
+// open starts an ask of kind from server; a.mu is held. An ask left
+// behind by a call that is over may still be opening: the run's sending
+// lock keeps the count.
 func (a *asker) open(kind AskKind, server string) *Ask {
+	a.r.sending.Lock()
+	defer a.r.sending.Unlock()
 	a.r.asks++
 	return &Ask{ID: a.r.asks, Kind: kind, Server: server, Call: a.call.Index}
 }
@@ -330,7 +343,11 @@ func (a *asker) send(typ Type, ask *Ask, e Event) {
 		told.Sampling = &s
 	}
 	e.Type, e.Round, e.Ask = typ, a.round, &told
-	a.r.send(e)
+	a.r.sending.Lock()
+	defer a.r.sending.Unlock()
+	if !a.closed.Load() {
+		a.r.emitLocked(e)
+	}
 }
 
 // within returns ctx ending also when the call does.
@@ -363,7 +380,7 @@ func (a *asker) answer(ctx context.Context, typ Type, ask *Ask, e Event) Reply {
 func (a *asker) Elicit(ctx context.Context, e tools.Elicitation) (tools.ElicitReply, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if a.closed.Load() {
 		return tools.ElicitReply{}, errCallOver
 	}
 	cfg := a.r.agent.cfg
@@ -385,20 +402,22 @@ func (a *asker) Elicit(ctx context.Context, e tools.Elicitation) (tools.ElicitRe
 	}
 	a.send(ElicitationAnswered, ask, Event{Reply: &reply})
 	if e.Mode == tools.ElicitURL && reply.Action == tools.Accept && e.ElicitationID != "" {
+		a.urlsMu.Lock()
 		a.urls[e.ElicitationID] = ask.ID
+		a.urlsMu.Unlock()
 	}
 	return tools.ElicitReply{Action: reply.Action, Content: reply.Content}, nil
 }
 
 // ElicitationCompleted implements tools.Asker.
 func (a *asker) ElicitationCompleted(id string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.urlsMu.Lock()
 	at, ok := a.urls[id]
-	if a.closed || !ok {
-		return // not one of this call's, or the call is over
-	}
 	delete(a.urls, id)
+	a.urlsMu.Unlock()
+	if !ok {
+		return // not one of this call's
+	}
 	a.send(ElicitationCompleted, &Ask{ID: at, Kind: AskElicitation, Server: "", Call: a.call.Index}, Event{})
 }
 
@@ -407,7 +426,7 @@ func (a *asker) ElicitationCompleted(id string) {
 func (a *asker) Sample(ctx context.Context, s tools.SamplingRequest) (tools.SamplingReply, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if a.closed.Load() {
 		return tools.SamplingReply{}, errCallOver
 	}
 	cfg := a.r.agent.cfg

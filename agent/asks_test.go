@@ -298,3 +298,71 @@ func TestToolTimeoutHeldWhileThePersonAnswers(t *testing.T) {
 		t.Errorf("a tool hanging after the answer: %q", got)
 	}
 }
+
+// gate is an Answerer that says when it is asked, and answers each ask
+// only once told to, whatever its context says.
+type gate struct {
+	asked   chan agent.Ask
+	replies chan agent.Reply
+}
+
+func newGate() *gate {
+	return &gate{asked: make(chan agent.Ask, 4), replies: make(chan agent.Reply, 4)}
+}
+
+func (g *gate) Answer(_ context.Context, a agent.Ask) agent.Reply {
+	g.asked <- a
+	return <-g.replies
+}
+
+// A URL elicitation's completion comes through while another ask waits
+// on the person: the server's notifications are not held up by it.
+func TestElicitationCompletedDuringAnotherAsk(t *testing.T) {
+	g := newGate()
+	g.replies <- agent.Reply{Action: tools.Accept}
+	both := func(ctx context.Context, a tools.Asker) (string, error) {
+		if _, err := a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitURL, URL: "https://example.com/sign", ElicitationID: "e1", Message: "Sign in"}); err != nil {
+			return "", err
+		}
+		second := make(chan tools.ElicitReply)
+		go func() { r, _ := elicitForm2(ctx, a); second <- r }()
+		<-g.asked // the first
+		<-g.asked // the second waits on the person now
+		a.ElicitationCompleted("e1")
+		g.replies <- agent.Reply{Action: tools.Decline}
+		return (<-second).Action, nil
+	}
+	events := runAsking(t, asking(both), agent.Config{Answerer: g})
+	if got := result(t, events); got != tools.Decline {
+		t.Errorf("the server got %q", got)
+	}
+	if got := strings.Join(types(typesOf(events)), " "); !strings.Contains(got, "elicitation_requested elicitation_completed elicitation_answered") {
+		t.Errorf("events %s: the completion did not come while the second ask waited", got)
+	}
+}
+
+func elicitForm2(ctx context.Context, a tools.Asker) (tools.ElicitReply, error) {
+	return a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitForm, Message: "Who?", Schema: json.RawMessage(askForm)})
+}
+
+// A run stopped while an Answerer that ignores its context holds an ask
+// ends all the same; nothing of that ask shows after the call's end.
+func TestStopWhileAnAnswererHangs(t *testing.T) {
+	g := newGate()
+	defer close(g.replies) // lets the Answerer left behind go
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-g.asked; cancel() }()
+	registry, err := tools.NewRegistry(asking(elicitForm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []agent.Event
+	res := agent.New(agent.Config{Backend: &scripted{replies: [][]string{{"<tool_call>\n{\"name\": \"ask\", \"arguments\": {}}\n</tool_call>"}}},
+		Tools: registry, Answerer: g}).Run(ctx, &agent.Conversation{}, "Book a table", func(e agent.Event) { events = append(events, e) })
+	if res.Reason != agent.Cancelled {
+		t.Errorf("the run ended %s", res.Reason)
+	}
+	if got := strings.Join(types(typesOf(events)), " "); !strings.Contains(got, "elicitation_requested tool_finished") {
+		t.Errorf("events %s", got)
+	}
+}
