@@ -59,6 +59,9 @@ const (
 )
 
 // Ask is a server's request during a call, in the events of its asks.
+// The request itself (Elicitation, Sampling's SamplingRequest) is only in
+// the *_requested event: a server's big request is not copied into every
+// event of the ask.
 type Ask struct {
 	ID     int     `json:"id"` // 1, 2, … within a run
 	Kind   AskKind `json:"kind"`
@@ -77,9 +80,10 @@ type Ask struct {
 
 // Sampling is a sampling Ask: the server's request, the token limit the
 // model was given (MaxTokens, capped by Asks.SamplingMaxTokens), and the
-// model's answer once it has written it.
+// model's answer once it has written it. Only SamplingRequested carries
+// the request: the later events of the ask leave it nil.
 type Sampling struct {
-	tools.SamplingRequest
+	*tools.SamplingRequest
 	GrantedTokens int    `json:"granted_tokens"`
 	Answer        string `json:"answer,omitempty"`
 }
@@ -167,12 +171,13 @@ func (a Ask) Check(r Reply) error {
 	if !slices.Contains(actions, r.Action) {
 		return fmt.Errorf("action %q is not one of %s", r.Action, strings.Join(actions, ", "))
 	}
+	isForm := a.Kind == AskElicitation && a.Elicitation != nil && a.Elicitation.Mode == tools.ElicitForm
 	switch {
 	case r.Answer != nil && a.Kind != AskSampling:
 		return errors.New(`"answer" is for a sampling request's reply`)
-	case r.Content != nil && (a.Kind != AskElicitation || r.Action != tools.Accept || a.Elicitation.Mode != tools.ElicitForm):
+	case r.Content != nil && (!isForm || r.Action != tools.Accept):
 		return errors.New(`"content" is for an accepted form`)
-	case a.Kind == AskElicitation && r.Action == tools.Accept && a.Elicitation.Mode == tools.ElicitForm:
+	case isForm && r.Action == tools.Accept:
 		return checkForm(a.Elicitation.Schema, r.Content)
 	}
 	return nil
@@ -335,11 +340,18 @@ func (a *asker) open(kind AskKind, server string) *Ask {
 
 // send sends an event of typ about ask, which it copies: the ask goes on
 // changing (its answer, whether it waits), and an event keeps it as it
-// was.
+// was. Only a *_requested event carries the server's request.
 func (a *asker) send(typ Type, ask *Ask, e Event) {
 	told := *ask
+	requested := typ == ElicitationRequested || typ == SamplingRequested
+	if !requested {
+		told.Elicitation = nil
+	}
 	if ask.Sampling != nil {
 		s := *ask.Sampling
+		if !requested {
+			s.SamplingRequest = nil
+		}
 		told.Sampling = &s
 	}
 	e.Type, e.Round, e.Ask = typ, a.round, &told
@@ -432,7 +444,7 @@ func (a *asker) Sample(ctx context.Context, s tools.SamplingRequest) (tools.Samp
 	cfg := a.r.agent.cfg
 	a.samples++
 	ask := a.open(AskSampling, s.Server)
-	ask.Sampling = &Sampling{SamplingRequest: s, GrantedTokens: min(max(s.MaxTokens, 1), cfg.Asks.SamplingMaxTokens)}
+	ask.Sampling = &Sampling{SamplingRequest: &s, GrantedTokens: min(max(s.MaxTokens, 1), cfg.Asks.SamplingMaxTokens)}
 	refuse := func(err error) (tools.SamplingReply, error) {
 		a.send(SamplingAnswered, ask, Event{Error: err.Error()})
 		return tools.SamplingReply{}, err

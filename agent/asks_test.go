@@ -366,3 +366,31 @@ func TestStopWhileAnAnswererHangs(t *testing.T) {
 		t.Errorf("events %s", got)
 	}
 }
+
+// Only the *_requested event of an ask carries the server's request: the
+// later ones carry the answer alone, so a big request is sent once.
+func TestOnlyTheRequestedEventCarriesTheRequest(t *testing.T) {
+	p := &person{replies: []agent.Reply{{Action: tools.Accept, Content: map[string]any{"name": "Ada"}}}}
+	events := runAsking(t, asking(elicitForm), agent.Config{Answerer: p})
+	if e := ofType(events, agent.ElicitationRequested)[0]; e.Ask.Elicitation == nil {
+		t.Error("elicitation_requested has no elicitation")
+	}
+	if e := ofType(events, agent.ElicitationAnswered)[0]; e.Ask.Elicitation != nil {
+		t.Errorf("elicitation_answered repeats the request: %+v", e.Ask.Elicitation)
+	}
+	events = runAsking(t, asking(sampleOnce), agent.Config{}, []string{"A cat sat."})
+	if e := ofType(events, agent.SamplingRequested)[0]; e.Ask.Sampling.SamplingRequest == nil {
+		t.Error("sampling_requested has no request")
+	}
+	for _, typ := range []agent.Type{agent.SamplingToken, agent.SamplingFinished, agent.SamplingAnswered} {
+		for _, e := range ofType(events, typ) {
+			data, _ := json.Marshal(e)
+			if strings.Contains(string(data), "Summarize") || strings.Contains(string(data), "Be brief") {
+				t.Errorf("%s repeats the request: %s", typ, data)
+			}
+		}
+	}
+	if got := ofType(events, agent.SamplingAnswered)[0].Ask.Sampling.Answer; got != "A cat sat." {
+		t.Errorf("sampling_answered's answer %q", got)
+	}
+}

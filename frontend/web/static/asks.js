@@ -147,6 +147,8 @@ function elicitationRequested(e) {
   fill(card, { title: q.mode === 'url' ? `${server} asks you to open a link` : `${server} asks you`, message: q.message });
   const body = slot(card, 'body');
   const can = e.ask.waiting && this.answerAsk;
+  // Only this event carries the question: the later ones read its mode here.
+  card.dataset.mode = q.mode;
   if (q.mode === 'url') {
     const link = Object.assign(el('a', 'ask-link', q.url), { href: q.url, target: '_blank', rel: 'noopener noreferrer' });
     let host;
@@ -202,7 +204,7 @@ function elicitationAnswered(e) {
   let text = actionWords[r.action] ?? r.action;
   if (r.content && Object.keys(r.content).length) text += `: ${JSON.stringify(r.content)}`;
   if (r.note) text += ` (${r.note})`;
-  if (r.action === 'accept' && e.ask.elicitation?.mode === 'url') text += ' · waiting for the server to say it is done…';
+  if (r.action === 'accept' && card.dataset.mode === 'url') text += ' · waiting for the server to say it is done…';
   const outcome = slot(card, 'outcome');
   outcome.textContent = text;
   outcome.dataset.action = r.action;
