@@ -30,7 +30,8 @@ const (
 	// Ask.Waiting when the run waits for the person's answer.
 	ElicitationRequested Type = "elicitation_requested"
 	// ElicitationAnswered: Reply, as the server gets it; Reply.Note says
-	// why when toolscope answered in the person's place.
+	// why when toolscope answered in the person's place. Error, and no
+	// Reply, when the request was refused.
 	ElicitationAnswered Type = "elicitation_answered"
 	// ElicitationCompleted: the server says a URL-mode elicitation the
 	// person accepted is done.
@@ -260,6 +261,49 @@ func bound(n *float64, none string) any {
 	return *n
 }
 
+// Bounds of what a server may ask, past which it is refused: a hostile
+// or broken server must not flood the run's events, the page or the model.
+const (
+	MaxFormFields       = 64
+	MaxFormSchemaBytes  = 64 << 10
+	MaxSamplingMessages = 100
+	MaxSamplingText     = 256 << 10 // bytes of the system prompt and messages
+)
+
+// checkElicitation refuses an elicitation toolscope will not show: a
+// form too big.
+func checkElicitation(e tools.Elicitation) error {
+	if e.Mode != tools.ElicitForm {
+		return nil
+	}
+	if len(e.Schema) > MaxFormSchemaBytes {
+		return fmt.Errorf("refused: the form's schema is %d bytes, and toolscope takes at most %d", len(e.Schema), MaxFormSchemaBytes)
+	}
+	var f struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if len(e.Schema) > 0 && json.Unmarshal(e.Schema, &f) == nil && len(f.Properties) > MaxFormFields {
+		return fmt.Errorf("refused: the form has %d fields, and toolscope takes at most %d", len(f.Properties), MaxFormFields)
+	}
+	return nil
+}
+
+// checkSampling refuses a sampling request too big to show and to give
+// the model.
+func checkSampling(s tools.SamplingRequest) error {
+	if len(s.Messages) > MaxSamplingMessages {
+		return fmt.Errorf("refused: the request has %d messages, and toolscope takes at most %d", len(s.Messages), MaxSamplingMessages)
+	}
+	size := len(s.SystemPrompt)
+	for _, m := range s.Messages {
+		size += len(m.Text)
+	}
+	if size > MaxSamplingText {
+		return fmt.Errorf("refused: the request's system prompt and messages are %d bytes of text, and toolscope takes at most %d", size, MaxSamplingText)
+	}
+	return nil
+}
+
 // defaultsReply is ElicitDefaults' reply to e.
 func defaultsReply(e tools.Elicitation) Reply {
 	if e.Mode != tools.ElicitForm {
@@ -398,6 +442,15 @@ func (a *asker) Elicit(ctx context.Context, e tools.Elicitation) (tools.ElicitRe
 	cfg := a.r.agent.cfg
 	ask := a.open(AskElicitation, e.Server)
 	ask.Elicitation = &e
+	if err := checkElicitation(e); err != nil {
+		// Shown without its schema, which is what is too big.
+		shown := e
+		shown.Schema = nil
+		ask.Elicitation = &shown
+		a.send(ElicitationRequested, ask, Event{})
+		a.send(ElicitationAnswered, ask, Event{Error: err.Error()})
+		return tools.ElicitReply{}, err
+	}
 	var reply Reply
 	switch {
 	case cfg.Asks.Elicit == ElicitAsk && cfg.Answerer != nil:
@@ -448,6 +501,14 @@ func (a *asker) Sample(ctx context.Context, s tools.SamplingRequest) (tools.Samp
 	refuse := func(err error) (tools.SamplingReply, error) {
 		a.send(SamplingAnswered, ask, Event{Error: err.Error()})
 		return tools.SamplingReply{}, err
+	}
+	if err := checkSampling(s); err != nil {
+		// Shown without its text, which is what is too big.
+		shown := s
+		shown.SystemPrompt, shown.Messages = "", nil
+		ask.Sampling.SamplingRequest = &shown
+		a.send(SamplingRequested, ask, Event{})
+		return refuse(err)
 	}
 	if a.samples > cfg.Asks.SamplingPerCall {
 		a.send(SamplingRequested, ask, Event{})

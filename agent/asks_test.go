@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -392,5 +393,60 @@ func TestOnlyTheRequestedEventCarriesTheRequest(t *testing.T) {
 	}
 	if got := ofType(events, agent.SamplingAnswered)[0].Ask.Sampling.Answer; got != "A cat sat." {
 		t.Errorf("sampling_answered's answer %q", got)
+	}
+}
+
+// A request too big is refused with an error that says why; the events
+// show it without what is too big, and nobody is asked.
+func TestTooBigAsksAreRefused(t *testing.T) {
+	var props []string
+	for i := range agent.MaxFormFields + 1 {
+		props = append(props, fmt.Sprintf(`"f%d": {"type": "string"}`, i))
+	}
+	manyFields := json.RawMessage(`{"type": "object", "properties": {` + strings.Join(props, ",") + `}}`)
+	bigSchema := json.RawMessage(`{"type": "object", "description": "` + strings.Repeat("x", agent.MaxFormSchemaBytes) + `"}`)
+	many := make([]tools.SamplingMessage, agent.MaxSamplingMessages+1)
+	for i := range many {
+		many[i] = tools.SamplingMessage{Role: "user", Text: "hi"}
+	}
+	long := []tools.SamplingMessage{{Role: "user", Text: strings.Repeat("x", agent.MaxSamplingText)}}
+	cases := []struct {
+		name string
+		do   func(ctx context.Context, a tools.Asker) error
+		want string
+	}{
+		{"a form of many fields", func(ctx context.Context, a tools.Asker) error {
+			_, err := a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitForm, Message: "?", Schema: manyFields})
+			return err
+		}, "the form has 65 fields, and toolscope takes at most 64"},
+		{"a big schema", func(ctx context.Context, a tools.Asker) error {
+			_, err := a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitForm, Message: "?", Schema: bigSchema})
+			return err
+		}, "the form's schema is 65573 bytes, and toolscope takes at most 65536"},
+		{"many messages", func(ctx context.Context, a tools.Asker) error {
+			_, err := a.Sample(ctx, tools.SamplingRequest{MaxTokens: 5, Messages: many})
+			return err
+		}, "the request has 101 messages, and toolscope takes at most 100"},
+		{"long messages", func(ctx context.Context, a tools.Asker) error {
+			_, err := a.Sample(ctx, tools.SamplingRequest{MaxTokens: 5, SystemPrompt: "Be brief.", Messages: long})
+			return err
+		}, "the request's system prompt and messages are 262153 bytes of text, and toolscope takes at most 262144"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := &person{}
+			events := runAsking(t, asking(func(ctx context.Context, a tools.Asker) (string, error) { return "", c.do(ctx, a) }), agent.Config{Answerer: p})
+			if got := result(t, events); !strings.Contains(got, "refused: "+c.want) {
+				t.Errorf("the server got %q, want it to say %q", got, c.want)
+			}
+			if len(p.asked) != 0 {
+				t.Errorf("the person was asked %+v", p.asked)
+			}
+			for _, e := range events {
+				if data, _ := json.Marshal(e); len(data) > 4096 {
+					t.Errorf("a %s event of %d bytes", e.Type, len(data))
+				}
+			}
+		})
 	}
 }

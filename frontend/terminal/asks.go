@@ -26,6 +26,10 @@ func (r *Renderer) asked(e agent.Event) {
 			fmt.Fprintf(r.Log, "MCP server %s asks: %s\n", printable(a.Server), oneLine(el.Message))
 		}
 	case agent.ElicitationAnswered:
+		if e.Error != "" {
+			fmt.Fprintf(r.Log, "  the server is refused: %s\n", printable(e.Error))
+			return
+		}
 		line := "  answered: " + e.Reply.Action
 		if len(e.Reply.Content) > 0 {
 			content, _ := json.Marshal(e.Reply.Content)

@@ -200,15 +200,20 @@ function elicitationAnswered(e) {
   for (const part of card.querySelectorAll('.ask-actions, .ask-error')) part.remove();
   const form = card.querySelector('.ask-form');
   if (form) form.inert = true;
+  const outcome = slot(card, 'outcome');
+  outcome.hidden = false;
+  if (e.error) {
+    outcome.textContent = `Refused: ${e.error}`;
+    outcome.dataset.action = 'decline';
+    return;
+  }
   const r = e.reply;
   let text = actionWords[r.action] ?? r.action;
   if (r.content && Object.keys(r.content).length) text += `: ${JSON.stringify(r.content)}`;
   if (r.note) text += ` (${r.note})`;
   if (r.action === 'accept' && card.dataset.mode === 'url') text += ' · waiting for the server to say it is done…';
-  const outcome = slot(card, 'outcome');
   outcome.textContent = text;
   outcome.dataset.action = r.action;
-  outcome.hidden = false;
 }
 
 /** @this {RunView} */
