@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -271,8 +272,20 @@ const (
 )
 
 // checkElicitation refuses an elicitation toolscope will not show: a
-// form too big.
+// form too big, or a link that is not a web page's (a javascript:,
+// file: or app's link would do on the person's machine what its server
+// chose).
 func checkElicitation(e tools.Elicitation) error {
+	if e.Mode == tools.ElicitURL {
+		u, err := url.Parse(e.URL)
+		switch {
+		case err != nil:
+			return fmt.Errorf("refused: the link %q cannot be read: %v", e.URL, err)
+		case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+			return fmt.Errorf("refused: toolscope opens only http and https links, and %q is not one", e.URL)
+		}
+		return nil
+	}
 	if e.Mode != tools.ElicitForm {
 		return nil
 	}

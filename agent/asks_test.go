@@ -450,3 +450,25 @@ func TestTooBigAsksAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// A URL elicitation whose link is not http or https is refused, saying
+// why, and nobody is asked to open it.
+func TestURLElicitationOnlyForWebLinks(t *testing.T) {
+	for _, link := range []string{"javascript:alert(1)", "file:///etc/passwd", "vscode://x/y", "https:///nohost", "https://example.com/ok"} {
+		p := &person{replies: []agent.Reply{{Action: tools.Decline}}}
+		open := func(ctx context.Context, a tools.Asker) (string, error) {
+			r, err := a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitURL, URL: link, ElicitationID: "e", Message: "Open"})
+			return r.Action, err
+		}
+		got := result(t, runAsking(t, asking(open), agent.Config{Answerer: p}))
+		if link == "https://example.com/ok" {
+			if got != tools.Decline || len(p.asked) != 1 {
+				t.Errorf("%s: the server got %q, the person was asked %d times", link, got, len(p.asked))
+			}
+			continue
+		}
+		if !strings.Contains(got, "toolscope opens only http and https links") || len(p.asked) != 0 {
+			t.Errorf("%s: the server got %q, the person was asked %d times", link, got, len(p.asked))
+		}
+	}
+}
