@@ -124,7 +124,7 @@ func (t Answerer) fill(ctx context.Context, a agent.Ask) agent.Reply {
 				}
 				break
 			}
-			fmt.Fprintln(t.Out, err)
+			fmt.Fprintln(t.Out, printable(err.Error())) // it may quote the schema: server text
 		}
 	}
 	return agent.Reply{Action: tools.Accept, Content: content}
