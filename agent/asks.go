@@ -456,7 +456,7 @@ func (a *asker) Elicit(ctx context.Context, e tools.Elicitation) (tools.ElicitRe
 	ask := a.open(AskElicitation, e.Server)
 	ask.Elicitation = &e
 	if err := checkElicitation(e); err != nil {
-		// Shown without its schema, which is what is too big.
+		// Shown without its schema, which may be what is too big.
 		shown := e
 		shown.Schema = nil
 		ask.Elicitation = &shown
