@@ -309,7 +309,7 @@ type run struct {
 	backend string
 	model   string // the model's name, for the servers whose sampling requests it answers
 	message string // the request, for a sampling request that asks for context
-	asks    int    // the servers' asks so far, which number them
+	asks    int    // the servers' asks so far, which number them; under sending
 
 	// sending orders the events a tool's server causes (asks.go), sent
 	// from the connection's goroutine while the run waits on the call.
@@ -319,6 +319,11 @@ type run struct {
 func (r *run) send(e Event) {
 	r.sending.Lock()
 	defer r.sending.Unlock()
+	r.emitLocked(e)
+}
+
+// emitLocked numbers and emits e; r.sending is held.
+func (r *run) emitLocked(e Event) {
 	r.seq++
 	e.Seq = r.seq
 	e.AtMS = time.Since(r.start).Milliseconds()
@@ -598,7 +603,7 @@ func (r *run) execute(ctx context.Context, round int, rep *reply, c *Call) strin
 	var wire wireLog
 	began := time.Now()
 	asks := r.newAsker(ctx, round, c)
-	result, err := r.agent.call(callContext(tools.WithAsker(tools.WithRecorder(ctx, wire.add), asks)), r.tools, c)
+	result, err := r.agent.call(callContext(tools.WithAsker(tools.WithRecorder(ctx, wire.add), asks)), r.tools, c, &asks.clock)
 	asks.close()
 	done := Event{Type: ToolFinished, Round: round, Call: c, DurationMS: millis(time.Since(began)), Wire: wire.messages()}
 	if err != nil {
@@ -612,16 +617,17 @@ func (r *run) execute(ctx context.Context, round int, rep *reply, c *Call) strin
 }
 
 // call checks the arguments and runs the tool of reg, bounded by the tool
-// timeout. A tool that panics or ignores its context cannot take the run
+// timeout, on clock: the time its asks wait on a person does not count.
+// A tool that panics or ignores its context cannot take the run
 // down with it: the panic becomes an error, and a tool that never returns
 // is left behind once the timeout passes.
-func (a *Agent) call(ctx context.Context, reg *tools.Registry, c *Call) (string, error) {
+func (a *Agent) call(ctx context.Context, reg *tools.Registry, c *Call, clock *toolClock) (string, error) {
 	if err := reg.Check(c.Name, c.Arguments); err != nil {
 		return "", err
 	}
 	t, _ := reg.Lookup(c.Name)
-	ctx, cancel := context.WithTimeout(ctx, a.cfg.ToolTimeout)
-	defer cancel()
+	ctx, stop := clock.start(ctx, a.cfg.ToolTimeout)
+	defer stop()
 	type outcome struct {
 		result string
 		err    error
@@ -651,7 +657,7 @@ func (a *Agent) call(ctx context.Context, reg *tools.Registry, c *Call) (string,
 		case <-time.After(toolGrace):
 		}
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
+	if context.Cause(ctx) == errToolTimeout {
 		return "", fmt.Errorf("tool %s did not answer within %s", c.Name, a.cfg.ToolTimeout)
 	}
 	return "", errStopped

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolscope/toolscope/llm"
@@ -29,7 +31,8 @@ const (
 	// Ask.Waiting when the run waits for the person's answer.
 	ElicitationRequested Type = "elicitation_requested"
 	// ElicitationAnswered: Reply, as the server gets it; Reply.Note says
-	// why when toolscope answered in the person's place.
+	// why when toolscope answered in the person's place. Error, and no
+	// Reply, when the request was refused.
 	ElicitationAnswered Type = "elicitation_answered"
 	// ElicitationCompleted: the server says a URL-mode elicitation the
 	// person accepted is done.
@@ -58,6 +61,9 @@ const (
 )
 
 // Ask is a server's request during a call, in the events of its asks.
+// The request itself (Elicitation, Sampling's SamplingRequest) is only in
+// the *_requested event: a server's big request is not copied into every
+// event of the ask.
 type Ask struct {
 	ID     int     `json:"id"` // 1, 2, … within a run
 	Kind   AskKind `json:"kind"`
@@ -76,9 +82,10 @@ type Ask struct {
 
 // Sampling is a sampling Ask: the server's request, the token limit the
 // model was given (MaxTokens, capped by Asks.SamplingMaxTokens), and the
-// model's answer once it has written it.
+// model's answer once it has written it. Only SamplingRequested carries
+// the request: the later events of the ask leave it nil.
 type Sampling struct {
-	tools.SamplingRequest
+	*tools.SamplingRequest
 	GrantedTokens int    `json:"granted_tokens"`
 	Answer        string `json:"answer,omitempty"`
 }
@@ -166,12 +173,13 @@ func (a Ask) Check(r Reply) error {
 	if !slices.Contains(actions, r.Action) {
 		return fmt.Errorf("action %q is not one of %s", r.Action, strings.Join(actions, ", "))
 	}
+	isForm := a.Kind == AskElicitation && a.Elicitation != nil && a.Elicitation.Mode == tools.ElicitForm
 	switch {
 	case r.Answer != nil && a.Kind != AskSampling:
 		return errors.New(`"answer" is for a sampling request's reply`)
-	case r.Content != nil && (a.Kind != AskElicitation || r.Action != tools.Accept || a.Elicitation.Mode != tools.ElicitForm):
+	case r.Content != nil && (!isForm || r.Action != tools.Accept):
 		return errors.New(`"content" is for an accepted form`)
-	case a.Kind == AskElicitation && r.Action == tools.Accept && a.Elicitation.Mode == tools.ElicitForm:
+	case isForm && r.Action == tools.Accept:
 		return checkForm(a.Elicitation.Schema, r.Content)
 	}
 	return nil
@@ -254,6 +262,61 @@ func bound(n *float64, none string) any {
 	return *n
 }
 
+// Bounds of what a server may ask, past which it is refused: a hostile
+// or broken server must not flood the run's events, the page or the model.
+const (
+	MaxFormFields       = 64
+	MaxFormSchemaBytes  = 64 << 10
+	MaxSamplingMessages = 100
+	MaxSamplingText     = 256 << 10 // bytes of the system prompt and messages
+)
+
+// checkElicitation refuses an elicitation toolscope will not show: a
+// form too big, or a link that is not a web page's (a javascript:,
+// file: or app's link would do on the person's machine what its server
+// chose).
+func checkElicitation(e tools.Elicitation) error {
+	if e.Mode == tools.ElicitURL {
+		u, err := url.Parse(e.URL)
+		switch {
+		case err != nil:
+			return fmt.Errorf("refused: the link %q cannot be read: %v", e.URL, err)
+		case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+			return fmt.Errorf("refused: toolscope opens only http and https links, and %q is not one", e.URL)
+		}
+		return nil
+	}
+	if e.Mode != tools.ElicitForm {
+		return nil
+	}
+	if len(e.Schema) > MaxFormSchemaBytes {
+		return fmt.Errorf("refused: the form's schema is %d bytes, and toolscope takes at most %d", len(e.Schema), MaxFormSchemaBytes)
+	}
+	var f struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if len(e.Schema) > 0 && json.Unmarshal(e.Schema, &f) == nil && len(f.Properties) > MaxFormFields {
+		return fmt.Errorf("refused: the form has %d fields, and toolscope takes at most %d", len(f.Properties), MaxFormFields)
+	}
+	return nil
+}
+
+// checkSampling refuses a sampling request too big to show and to give
+// the model.
+func checkSampling(s tools.SamplingRequest) error {
+	if len(s.Messages) > MaxSamplingMessages {
+		return fmt.Errorf("refused: the request has %d messages, and toolscope takes at most %d", len(s.Messages), MaxSamplingMessages)
+	}
+	size := len(s.SystemPrompt)
+	for _, m := range s.Messages {
+		size += len(m.Text)
+	}
+	if size > MaxSamplingText {
+		return fmt.Errorf("refused: the request's system prompt and messages are %d bytes of text, and toolscope takes at most %d", size, MaxSamplingText)
+	}
+	return nil
+}
+
 // defaultsReply is ElicitDefaults' reply to e.
 func defaultsReply(e tools.Elicitation) Reply {
 	if e.Mode != tools.ElicitForm {
@@ -287,11 +350,19 @@ type asker struct {
 	// still under way is then abandoned.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// clock is the call's tool timeout, held while the person answers.
+	clock toolClock
 
-	mu      sync.Mutex
-	closed  bool
-	samples int            // sampling requests made so far
-	urls    map[string]int // the asks of URL elicitations accepted, by elicitation id
+	mu      sync.Mutex // one ask at a time, held while it is answered
+	samples int        // sampling requests made so far
+	// closed is set, under the run's sending lock, once the call is over:
+	// no event of its asks comes after that.
+	closed atomic.Bool
+	// urls are the asks of URL elicitations accepted, by elicitation id,
+	// under urlsMu alone: a completion must not wait on an ask under way,
+	// which would hold up every notification of its server.
+	urlsMu sync.Mutex
+	urls   map[string]int
 }
 
 // newAsker is the asker of call c, whose context ctx is.
@@ -301,34 +372,51 @@ func (r *run) newAsker(ctx context.Context, round int, c *Call) *asker {
 	return a
 }
 
-// close ends the asks of a call that is over, once the one under way,
-// if any, has wound down: no event of it comes after the call's end.
+// close ends the asks of a call that is over: the one under way, if
+// any, is told to stop, and no event of it comes after the call's end.
+// It does not wait for that ask, whose Answerer or backend may ignore
+// its context, as the call leaves behind a tool that never returns.
 func (a *asker) close() {
 	a.cancel()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.closed = true
+	a.r.sending.Lock()
+	defer a.r.sending.Unlock()
+	a.closed.Store(true)
 }
 
 var errCallOver = errors.New("the tool call this request belongs to is over")
 
-// open starts an ask of kind from server; a.mu is held.
+// open starts an ask of kind from server; a.mu is held. An ask left
+// behind by a call that is over may still be opening: the run's sending
+// lock keeps the count.
 func (a *asker) open(kind AskKind, server string) *Ask {
+	a.r.sending.Lock()
+	defer a.r.sending.Unlock()
 	a.r.asks++
 	return &Ask{ID: a.r.asks, Kind: kind, Server: server, Call: a.call.Index}
 }
 
 // send sends an event of typ about ask, which it copies: the ask goes on
 // changing (its answer, whether it waits), and an event keeps it as it
-// was.
+// was. Only a *_requested event carries the server's request.
 func (a *asker) send(typ Type, ask *Ask, e Event) {
 	told := *ask
+	requested := typ == ElicitationRequested || typ == SamplingRequested
+	if !requested {
+		told.Elicitation = nil
+	}
 	if ask.Sampling != nil {
 		s := *ask.Sampling
+		if !requested {
+			s.SamplingRequest = nil
+		}
 		told.Sampling = &s
 	}
 	e.Type, e.Round, e.Ask = typ, a.round, &told
-	a.r.send(e)
+	a.r.sending.Lock()
+	defer a.r.sending.Unlock()
+	if !a.closed.Load() {
+		a.r.emitLocked(e)
+	}
 }
 
 // within returns ctx ending also when the call does.
@@ -338,8 +426,10 @@ func (a *asker) within(ctx context.Context) (context.Context, context.CancelFunc
 	return ctx, func() { stop(); cancel() }
 }
 
-// answer asks the person ask, sent as an event of typ first.
+// answer asks the person ask, sent as an event of typ first. The tool's
+// timeout stands still meanwhile: the Answerer has its own time limit.
 func (a *asker) answer(ctx context.Context, typ Type, ask *Ask, e Event) Reply {
+	defer a.clock.hold()()
 	ask.Waiting = true
 	a.send(typ, ask, e)
 	ctx, cancel := a.within(ctx)
@@ -359,12 +449,21 @@ func (a *asker) answer(ctx context.Context, typ Type, ask *Ask, e Event) Reply {
 func (a *asker) Elicit(ctx context.Context, e tools.Elicitation) (tools.ElicitReply, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if a.closed.Load() {
 		return tools.ElicitReply{}, errCallOver
 	}
 	cfg := a.r.agent.cfg
 	ask := a.open(AskElicitation, e.Server)
 	ask.Elicitation = &e
+	if err := checkElicitation(e); err != nil {
+		// Shown without its schema, which may be what is too big.
+		shown := e
+		shown.Schema = nil
+		ask.Elicitation = &shown
+		a.send(ElicitationRequested, ask, Event{})
+		a.send(ElicitationAnswered, ask, Event{Error: err.Error()})
+		return tools.ElicitReply{}, err
+	}
 	var reply Reply
 	switch {
 	case cfg.Asks.Elicit == ElicitAsk && cfg.Answerer != nil:
@@ -381,20 +480,22 @@ func (a *asker) Elicit(ctx context.Context, e tools.Elicitation) (tools.ElicitRe
 	}
 	a.send(ElicitationAnswered, ask, Event{Reply: &reply})
 	if e.Mode == tools.ElicitURL && reply.Action == tools.Accept && e.ElicitationID != "" {
+		a.urlsMu.Lock()
 		a.urls[e.ElicitationID] = ask.ID
+		a.urlsMu.Unlock()
 	}
 	return tools.ElicitReply{Action: reply.Action, Content: reply.Content}, nil
 }
 
 // ElicitationCompleted implements tools.Asker.
 func (a *asker) ElicitationCompleted(id string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.urlsMu.Lock()
 	at, ok := a.urls[id]
-	if a.closed || !ok {
-		return // not one of this call's, or the call is over
-	}
 	delete(a.urls, id)
+	a.urlsMu.Unlock()
+	if !ok {
+		return // not one of this call's
+	}
 	a.send(ElicitationCompleted, &Ask{ID: at, Kind: AskElicitation, Server: "", Call: a.call.Index}, Event{})
 }
 
@@ -403,16 +504,24 @@ func (a *asker) ElicitationCompleted(id string) {
 func (a *asker) Sample(ctx context.Context, s tools.SamplingRequest) (tools.SamplingReply, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if a.closed.Load() {
 		return tools.SamplingReply{}, errCallOver
 	}
 	cfg := a.r.agent.cfg
 	a.samples++
 	ask := a.open(AskSampling, s.Server)
-	ask.Sampling = &Sampling{SamplingRequest: s, GrantedTokens: min(max(s.MaxTokens, 1), cfg.Asks.SamplingMaxTokens)}
+	ask.Sampling = &Sampling{SamplingRequest: &s, GrantedTokens: min(max(s.MaxTokens, 1), cfg.Asks.SamplingMaxTokens)}
 	refuse := func(err error) (tools.SamplingReply, error) {
 		a.send(SamplingAnswered, ask, Event{Error: err.Error()})
 		return tools.SamplingReply{}, err
+	}
+	if err := checkSampling(s); err != nil {
+		// Shown without its text, which is what is too big.
+		shown := s
+		shown.SystemPrompt, shown.Messages = "", nil
+		ask.Sampling.SamplingRequest = &shown
+		a.send(SamplingRequested, ask, Event{})
+		return refuse(err)
 	}
 	if a.samples > cfg.Asks.SamplingPerCall {
 		a.send(SamplingRequested, ask, Event{})

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -264,5 +265,210 @@ func TestAskAfterTheCallIsRefused(t *testing.T) {
 	}
 	if n := len(ofType(events, agent.ElicitationRequested)); n != 0 {
 		t.Errorf("%d asks shown", n)
+	}
+}
+
+// slowPerson answers after the tool timeout has passed several times
+// over: the time a person takes is not the tool's.
+type slowPerson struct{ after time.Duration }
+
+func (p slowPerson) Answer(ctx context.Context, _ agent.Ask) agent.Reply {
+	select {
+	case <-time.After(p.after):
+		return agent.Reply{Action: tools.Accept, Content: map[string]any{"name": "Ada"}}
+	case <-ctx.Done():
+		return agent.Reply{Action: tools.Cancel}
+	}
+}
+
+// The tool timeout stands still while the person answers an elicitation,
+// and runs again once they have: a tool that then hangs still times out.
+func TestToolTimeoutHeldWhileThePersonAnswers(t *testing.T) {
+	cfg := agent.Config{ToolTimeout: 20 * time.Millisecond, Answerer: slowPerson{after: 200 * time.Millisecond}}
+	if got := result(t, runAsking(t, asking(elicitForm), cfg)); got != `accept {"name":"Ada"}` {
+		t.Errorf("answered after the tool timeout: the server got %q", got)
+	}
+	hangAfter := func(ctx context.Context, a tools.Asker) (string, error) {
+		if _, err := elicitForm(ctx, a); err != nil {
+			return "", err
+		}
+		<-ctx.Done()
+		return "", ctx.Err()
+	}
+	if got := result(t, runAsking(t, asking(hangAfter), cfg)); got != "error: tool ask did not answer within 20ms" {
+		t.Errorf("a tool hanging after the answer: %q", got)
+	}
+}
+
+// gate is an Answerer that says when it is asked, and answers each ask
+// only once told to, whatever its context says.
+type gate struct {
+	asked   chan agent.Ask
+	replies chan agent.Reply
+}
+
+func newGate() *gate {
+	return &gate{asked: make(chan agent.Ask, 4), replies: make(chan agent.Reply, 4)}
+}
+
+func (g *gate) Answer(_ context.Context, a agent.Ask) agent.Reply {
+	g.asked <- a
+	return <-g.replies
+}
+
+// A URL elicitation's completion comes through while another ask waits
+// on the person: the server's notifications are not held up by it.
+func TestElicitationCompletedDuringAnotherAsk(t *testing.T) {
+	g := newGate()
+	g.replies <- agent.Reply{Action: tools.Accept}
+	both := func(ctx context.Context, a tools.Asker) (string, error) {
+		if _, err := a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitURL, URL: "https://example.com/sign", ElicitationID: "e1", Message: "Sign in"}); err != nil {
+			return "", err
+		}
+		second := make(chan tools.ElicitReply)
+		go func() { r, _ := elicitForm2(ctx, a); second <- r }()
+		<-g.asked // the first
+		<-g.asked // the second waits on the person now
+		a.ElicitationCompleted("e1")
+		g.replies <- agent.Reply{Action: tools.Decline}
+		return (<-second).Action, nil
+	}
+	events := runAsking(t, asking(both), agent.Config{Answerer: g})
+	if got := result(t, events); got != tools.Decline {
+		t.Errorf("the server got %q", got)
+	}
+	if got := strings.Join(types(typesOf(events)), " "); !strings.Contains(got, "elicitation_requested elicitation_completed elicitation_answered") {
+		t.Errorf("events %s: the completion did not come while the second ask waited", got)
+	}
+}
+
+func elicitForm2(ctx context.Context, a tools.Asker) (tools.ElicitReply, error) {
+	return a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitForm, Message: "Who?", Schema: json.RawMessage(askForm)})
+}
+
+// A run stopped while an Answerer that ignores its context holds an ask
+// ends all the same; nothing of that ask shows after the call's end.
+func TestStopWhileAnAnswererHangs(t *testing.T) {
+	g := newGate()
+	defer close(g.replies) // lets the Answerer left behind go
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-g.asked; cancel() }()
+	registry, err := tools.NewRegistry(asking(elicitForm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []agent.Event
+	res := agent.New(agent.Config{Backend: &scripted{replies: [][]string{{"<tool_call>\n{\"name\": \"ask\", \"arguments\": {}}\n</tool_call>"}}},
+		Tools: registry, Answerer: g}).Run(ctx, &agent.Conversation{}, "Book a table", func(e agent.Event) { events = append(events, e) })
+	if res.Reason != agent.Cancelled {
+		t.Errorf("the run ended %s", res.Reason)
+	}
+	if got := strings.Join(types(typesOf(events)), " "); !strings.Contains(got, "elicitation_requested tool_finished") {
+		t.Errorf("events %s", got)
+	}
+}
+
+// Only the *_requested event of an ask carries the server's request: the
+// later ones carry the answer alone, so a big request is sent once.
+func TestOnlyTheRequestedEventCarriesTheRequest(t *testing.T) {
+	p := &person{replies: []agent.Reply{{Action: tools.Accept, Content: map[string]any{"name": "Ada"}}}}
+	events := runAsking(t, asking(elicitForm), agent.Config{Answerer: p})
+	if e := ofType(events, agent.ElicitationRequested)[0]; e.Ask.Elicitation == nil {
+		t.Error("elicitation_requested has no elicitation")
+	}
+	if e := ofType(events, agent.ElicitationAnswered)[0]; e.Ask.Elicitation != nil {
+		t.Errorf("elicitation_answered repeats the request: %+v", e.Ask.Elicitation)
+	}
+	events = runAsking(t, asking(sampleOnce), agent.Config{}, []string{"A cat sat."})
+	if e := ofType(events, agent.SamplingRequested)[0]; e.Ask.Sampling.SamplingRequest == nil {
+		t.Error("sampling_requested has no request")
+	}
+	for _, typ := range []agent.Type{agent.SamplingToken, agent.SamplingFinished, agent.SamplingAnswered} {
+		for _, e := range ofType(events, typ) {
+			data, _ := json.Marshal(e)
+			if strings.Contains(string(data), "Summarize") || strings.Contains(string(data), "Be brief") {
+				t.Errorf("%s repeats the request: %s", typ, data)
+			}
+		}
+	}
+	if got := ofType(events, agent.SamplingAnswered)[0].Ask.Sampling.Answer; got != "A cat sat." {
+		t.Errorf("sampling_answered's answer %q", got)
+	}
+}
+
+// A request too big is refused with an error that says why; the events
+// show it without what is too big, and nobody is asked.
+func TestTooBigAsksAreRefused(t *testing.T) {
+	var props []string
+	for i := range agent.MaxFormFields + 1 {
+		props = append(props, fmt.Sprintf(`"f%d": {"type": "string"}`, i))
+	}
+	manyFields := json.RawMessage(`{"type": "object", "properties": {` + strings.Join(props, ",") + `}}`)
+	bigSchema := json.RawMessage(`{"type": "object", "description": "` + strings.Repeat("x", agent.MaxFormSchemaBytes) + `"}`)
+	many := make([]tools.SamplingMessage, agent.MaxSamplingMessages+1)
+	for i := range many {
+		many[i] = tools.SamplingMessage{Role: "user", Text: "hi"}
+	}
+	long := []tools.SamplingMessage{{Role: "user", Text: strings.Repeat("x", agent.MaxSamplingText)}}
+	cases := []struct {
+		name string
+		do   func(ctx context.Context, a tools.Asker) error
+		want string
+	}{
+		{"a form of many fields", func(ctx context.Context, a tools.Asker) error {
+			_, err := a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitForm, Message: "?", Schema: manyFields})
+			return err
+		}, "the form has 65 fields, and toolscope takes at most 64"},
+		{"a big schema", func(ctx context.Context, a tools.Asker) error {
+			_, err := a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitForm, Message: "?", Schema: bigSchema})
+			return err
+		}, "the form's schema is 65573 bytes, and toolscope takes at most 65536"},
+		{"many messages", func(ctx context.Context, a tools.Asker) error {
+			_, err := a.Sample(ctx, tools.SamplingRequest{MaxTokens: 5, Messages: many})
+			return err
+		}, "the request has 101 messages, and toolscope takes at most 100"},
+		{"long messages", func(ctx context.Context, a tools.Asker) error {
+			_, err := a.Sample(ctx, tools.SamplingRequest{MaxTokens: 5, SystemPrompt: "Be brief.", Messages: long})
+			return err
+		}, "the request's system prompt and messages are 262153 bytes of text, and toolscope takes at most 262144"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := &person{}
+			events := runAsking(t, asking(func(ctx context.Context, a tools.Asker) (string, error) { return "", c.do(ctx, a) }), agent.Config{Answerer: p})
+			if got := result(t, events); !strings.Contains(got, "refused: "+c.want) {
+				t.Errorf("the server got %q, want it to say %q", got, c.want)
+			}
+			if len(p.asked) != 0 {
+				t.Errorf("the person was asked %+v", p.asked)
+			}
+			for _, e := range events {
+				if data, _ := json.Marshal(e); len(data) > 4096 {
+					t.Errorf("a %s event of %d bytes", e.Type, len(data))
+				}
+			}
+		})
+	}
+}
+
+// A URL elicitation whose link is not http or https is refused, saying
+// why, and nobody is asked to open it.
+func TestURLElicitationOnlyForWebLinks(t *testing.T) {
+	for _, link := range []string{"javascript:alert(1)", "file:///etc/passwd", "vscode://x/y", "https:///nohost", "https://example.com/ok"} {
+		p := &person{replies: []agent.Reply{{Action: tools.Decline}}}
+		open := func(ctx context.Context, a tools.Asker) (string, error) {
+			r, err := a.Elicit(ctx, tools.Elicitation{Mode: tools.ElicitURL, URL: link, ElicitationID: "e", Message: "Open"})
+			return r.Action, err
+		}
+		got := result(t, runAsking(t, asking(open), agent.Config{Answerer: p}))
+		if link == "https://example.com/ok" {
+			if got != tools.Decline || len(p.asked) != 1 {
+				t.Errorf("%s: the server got %q, the person was asked %d times", link, got, len(p.asked))
+			}
+			continue
+		}
+		if !strings.Contains(got, "toolscope opens only http and https links") || len(p.asked) != 0 {
+			t.Errorf("%s: the server got %q, the person was asked %d times", link, got, len(p.asked))
+		}
 	}
 }

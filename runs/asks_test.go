@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolscope/toolscope/agent"
+	"github.com/toolscope/toolscope/llm/demo"
 	"github.com/toolscope/toolscope/tools"
 )
 
@@ -101,5 +102,39 @@ func TestAskNobodyAnswersIsCancelled(t *testing.T) {
 	}
 	if res, _, _ := r.Outcome(); res.Reason != agent.Answered {
 		t.Errorf("the run ended %s, want answered", res.Reason)
+	}
+}
+
+// The page's answer counts against the pause timeout, which the ask
+// announces as its until, not against the tool timeout: an answer that
+// comes after the tool timeout still reaches the tool.
+func TestAnswerAfterTheToolTimeout(t *testing.T) {
+	h := NewHub(10)
+	defer h.Close()
+	registry, err := tools.NewRegistry(askingMail())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(agent.Config{Backend: demo.New(demo.Config{}), Tools: registry, ToolTimeout: 20 * time.Millisecond})
+	r, err := h.Start(Spec{Message: request, Agent: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ask *agent.Ask
+	for e := range r.Events(context.Background(), 0) {
+		if e.Type == agent.ElicitationRequested {
+			ask = e.Ask
+			break
+		}
+	}
+	if ask == nil {
+		t.Fatal("the run ended without asking")
+	}
+	time.Sleep(10 * 20 * time.Millisecond) // the tool timeout passes, several times over
+	if err := r.Reply(ask.ID, agent.Reply{Action: tools.Accept, Content: map[string]any{"sign": "Ada"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolResult(all(r)); got != `accept {"sign":"Ada"}` {
+		t.Errorf("the tool got %q", got)
 	}
 }

@@ -26,6 +26,10 @@ func (r *Renderer) asked(e agent.Event) {
 			fmt.Fprintf(r.Log, "MCP server %s asks: %s\n", printable(a.Server), oneLine(el.Message))
 		}
 	case agent.ElicitationAnswered:
+		if e.Error != "" {
+			fmt.Fprintf(r.Log, "  the server is refused: %s\n", printable(e.Error))
+			return
+		}
 		line := "  answered: " + e.Reply.Action
 		if len(e.Reply.Content) > 0 {
 			content, _ := json.Marshal(e.Reply.Content)
@@ -120,7 +124,7 @@ func (t Answerer) fill(ctx context.Context, a agent.Ask) agent.Reply {
 				}
 				break
 			}
-			fmt.Fprintln(t.Out, err)
+			fmt.Fprintln(t.Out, printable(err.Error())) // it may quote the schema: server text
 		}
 	}
 	return agent.Reply{Action: tools.Accept, Content: content}

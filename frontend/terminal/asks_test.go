@@ -60,3 +60,17 @@ func TestRunPrintsWhyItDeclined(t *testing.T) {
 		t.Errorf("printed %q, want %q", log.String(), want)
 	}
 }
+
+// A check's error quotes the server's schema: it is printed without the
+// escape sequences it may hold, which the terminal would obey.
+func TestFormErrorsArePrintable(t *testing.T) {
+	schema := `{"type": "object", "properties": {"n": {"type": "integer", "enum": ["\u001b]0;pwned\u0007", 1]}}}`
+	a := agent.Ask{ID: 1, Kind: agent.AskElicitation, Elicitation: &tools.Elicitation{Mode: tools.ElicitForm, Message: "N?", Schema: json.RawMessage(schema)}}
+	_, out := answer(t, a, "", "5")
+	if !strings.Contains(out, "must be one of") {
+		t.Fatalf("no error printed:\n%q", out)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("an escape sequence reached the terminal:\n%q", out)
+	}
+}

@@ -138,6 +138,16 @@ async function send(view, card, id, body, error) {
   }
 }
 
+/** webLink is url parsed when it is an http or https link, else null: only a web page is opened. */
+function webLink(url) {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u : null;
+  } catch {
+    return null;
+  }
+}
+
 /** @this {RunView} */
 function elicitationRequested(e) {
   const card = askCard(this, e, 'ask');
@@ -147,18 +157,21 @@ function elicitationRequested(e) {
   fill(card, { title: q.mode === 'url' ? `${server} asks you to open a link` : `${server} asks you`, message: q.message });
   const body = slot(card, 'body');
   const can = e.ask.waiting && this.answerAsk;
+  // Only this event carries the question: the later ones read its mode here.
+  card.dataset.mode = q.mode;
   if (q.mode === 'url') {
-    const link = Object.assign(el('a', 'ask-link', q.url), { href: q.url, target: '_blank', rel: 'noopener noreferrer' });
-    let host;
-    try {
-      host = new URL(q.url).host;
-    } catch {
-      host = q.url; // the SDK checked nothing of it: show it whole
+    const web = webLink(q.url);
+    if (!web) {
+      // toolscope refuses such a link (agent.checkElicitation); a recording
+      // from before may hold one: show it as text, never as a link.
+      body.append(el('p', 'ask-host', 'Not a web link (only http and https ones are opened):'), el('code', 'ask-link', q.url));
+      return;
     }
-    body.append(el('p', 'ask-host', `The link leads to ${host}:`), link);
+    const link = Object.assign(el('a', 'ask-link', q.url), { href: web.href, target: '_blank', rel: 'noopener noreferrer' });
+    body.append(el('p', 'ask-host', `The link leads to ${web.host}:`), link);
     if (can) {
       const { row, error } = buttons(this, card, e.ask.id, [
-        { text: 'Open the link', primary: true, reply: () => { window.open(q.url, '_blank', 'noopener'); return { action: 'accept' }; } },
+        { text: 'Open the link', primary: true, reply: () => { window.open(web.href, '_blank', 'noopener'); return { action: 'accept' }; } },
         { text: 'Decline', reply: () => ({ action: 'decline' }) },
         { text: 'Cancel', reply: () => ({ action: 'cancel' }) },
       ]);
@@ -198,15 +211,20 @@ function elicitationAnswered(e) {
   for (const part of card.querySelectorAll('.ask-actions, .ask-error')) part.remove();
   const form = card.querySelector('.ask-form');
   if (form) form.inert = true;
+  const outcome = slot(card, 'outcome');
+  outcome.hidden = false;
+  if (e.error) {
+    outcome.textContent = `Refused: ${e.error}`;
+    outcome.dataset.action = 'decline';
+    return;
+  }
   const r = e.reply;
   let text = actionWords[r.action] ?? r.action;
   if (r.content && Object.keys(r.content).length) text += `: ${JSON.stringify(r.content)}`;
   if (r.note) text += ` (${r.note})`;
-  if (r.action === 'accept' && e.ask.elicitation?.mode === 'url') text += ' · waiting for the server to say it is done…';
-  const outcome = slot(card, 'outcome');
+  if (r.action === 'accept' && card.dataset.mode === 'url') text += ' · waiting for the server to say it is done…';
   outcome.textContent = text;
   outcome.dataset.action = r.action;
-  outcome.hidden = false;
 }
 
 /** @this {RunView} */
