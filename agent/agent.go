@@ -627,6 +627,7 @@ func (a *Agent) call(ctx context.Context, reg *tools.Registry, c *Call, clock *t
 	}
 	t, _ := reg.Lookup(c.Name)
 	ctx, stop := clock.start(ctx, a.cfg.ToolTimeout)
+	ctx = tools.WithCallerTimeout(ctx)
 	defer stop()
 	type outcome struct {
 		result string

@@ -517,6 +517,30 @@ func TestCallTimeout(t *testing.T) {
 	wantError(t, err, `MCP server "slow" did not answer the call to wait within 50ms`, "a longer tool timeout")
 }
 
+// A caller that times its calls itself (the agent, whose clock stands
+// still while a person answers an elicitation) gets no timer of the
+// client's: the call runs past Options.Timeout until the caller ends it.
+func TestCallTimedByItsCaller(t *testing.T) {
+	opts := quick
+	opts.Timeout = 50 * time.Millisecond
+	hub := connect(t, opts, stdio("slow"))
+	ctx, cancel := context.WithCancel(tools.WithCallerTimeout(context.Background()))
+	defer cancel()
+	result := make(chan error, 1)
+	go func() {
+		_, err := find(t, hub, "wait").Call(ctx, nil)
+		result <- err
+	}()
+	waitForLog(t, hub, startedLine)
+	select {
+	case err := <-result:
+		t.Fatalf("the call ended before its caller ended it: %v", err)
+	case <-time.After(10 * opts.Timeout):
+	}
+	cancel()
+	wantError(t, <-result, `the call to wait on MCP server "slow" was stopped before it answered`)
+}
+
 // waitForLog waits until the hub's first server has logged line.
 func waitForLog(t *testing.T, hub *mcp.Hub, line string) {
 	t.Helper()

@@ -64,8 +64,11 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (s
 	defer cancel(nil)
 	stop := context.AfterFunc(s.ctx, func() { cancel(context.Cause(s.ctx)) })
 	defer stop()
-	callCtx, cancelTimeout := context.WithTimeoutCause(callCtx, s.opts.Timeout, errCallTimeout)
-	defer cancelTimeout()
+	if !tools.CallerTimesOut(ctx) {
+		var cancelTimeout context.CancelFunc
+		callCtx, cancelTimeout = context.WithTimeoutCause(callCtx, s.opts.Timeout, errCallTimeout)
+		defer cancelTimeout()
+	}
 
 	token, tapped, untrack := s.tap.track(callCtx)
 	defer untrack()
