@@ -217,7 +217,40 @@ func (a connAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
 }
 
 func (a connAuth) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	return a.o.authorize(ctx, a.s, req, resp)
+	if err := a.s.failedSignIn(); err != nil {
+		drain(resp)
+		return err
+	}
+	err := a.o.authorize(ctx, a.s, req, resp)
+	a.s.signInFailed(err)
+	return err
+}
+
+// signInFailed remembers a sign-in that failed while the server connects.
+// The SDK sends server/discover first and, on any error that is not a
+// version mismatch, sends initialize: without this a denied or broken
+// sign-in would be run again in full for it, with a second link and a
+// second wait.
+func (s *server) signInFailed(err error) {
+	var e *SignInError
+	if !errors.As(err, &e) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == "" { // still connecting
+		s.signInErr = e
+	}
+}
+
+// failedSignIn is the sign-in that failed earlier in this connect, if any.
+func (s *server) failedSignIn() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != "" || s.signInErr == nil {
+		return nil
+	}
+	return s.signInErr
 }
 
 // authorize answers a 401 or 403 of the server's.

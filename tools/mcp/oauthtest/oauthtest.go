@@ -61,7 +61,7 @@ type Server struct {
 	codes    map[string]grant
 	access   map[string]issued
 	refresh  map[string]issued
-	counts   map[string]int // token requests by grant type, registrations as "register"
+	counts   map[string]int // token requests by grant type, registration requests as "register"
 	methods  []string       // client authentication used at the token endpoint, in order
 	verified int            // PKCE verifiers checked
 }
@@ -166,6 +166,9 @@ func (s *Server) stepUp(next http.Handler, metadata string) http.Handler {
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.counts["register"]++
+	s.mu.Unlock()
 	if s.o.RefuseRegistration {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client_metadata", "error_description": "registration is closed"})
 		return
@@ -187,7 +190,6 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.clients[id] = c
-	s.counts["register"]++
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, resp)
 }
@@ -362,8 +364,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // Count is how many token requests of a grant type ("authorization_code",
-// "refresh_token", "client_credentials") the server had, or registrations
-// for "register".
+// "refresh_token", "client_credentials") the server had, or registration requests,
+// refused ones too, for "register".
 func (s *Server) Count(what string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
