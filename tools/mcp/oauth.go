@@ -160,10 +160,14 @@ func (o *oauthClient) keep(k *signedIn, base oauth2.TokenSource) oauth2.TokenSou
 	return src
 }
 
+// save writes k down. It runs on the SDK's goroutines too (a refresh in
+// keptSource.Token), so lastErr is set under o.mu.
 func (o *oauthClient) save(k *signedIn) {
 	if err := o.store.save(k); err != nil {
 		// The sign-in works for this run; the next one asks again.
+		o.mu.Lock()
 		o.lastErr = fmt.Errorf("signed in, but the tokens could not be kept in %s (%v): the next start asks again", o.store.dir, err)
+		o.mu.Unlock()
 	}
 }
 

@@ -164,7 +164,10 @@ func (h *Hub) SignIn(ctx context.Context, name, redirectURL string) (string, err
 		err := o.authorizationCode(flowCtx, req, resp, redirectURL, func(u string) { shown <- u })
 		o.mu.Lock()
 		if o.gen == gen { // not ended by a newer sign-in, which speaks for itself
-			o.waiting, o.lastErr = false, err
+			o.waiting = false
+			if err != nil { // else keep save's word, if any, on tokens not kept
+				o.lastErr = err
+			}
 			if err == nil {
 				o.challenge = nil
 			}

@@ -142,6 +142,50 @@ func TestOAuthRefresh(t *testing.T) {
 	}
 }
 
+// TestOAuthRefreshNotKept: a refreshed token that cannot be written down
+// still works, and the server's info says it was not kept. The refresh
+// runs on the SDK's goroutines while the page reads the info.
+func TestOAuthRefreshNotKept(t *testing.T) {
+	t.Parallel()
+	as := oauthtest.New(t, oauthtest.Options{TokenLifetime: 5 * time.Second})
+	dir := t.TempDir()
+	b := &browser{t: t, as: as, approve: true}
+	hub, err := connectOAuth(t, oauthSpec(as, nil), mcp.OAuthOptions{DataDir: dir, Open: b.open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A file where the folder was: no one, root included, can save there.
+	kept := filepath.Join(dir, "mcp-oauth")
+	if err := os.RemoveAll(kept); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kept, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	reading := make(chan struct{})
+	go func() {
+		defer close(reading)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_ = hub.Servers()
+			}
+		}
+	}()
+	_, err, _ = call(t, find(t, hub, "whoami"), `{}`)
+	close(stop)
+	<-reading
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := hub.Servers()[0]; !strings.Contains(s.SignInError, "could not be kept") {
+		t.Errorf("sign_in_error = %q; want that the tokens were not kept", s.SignInError)
+	}
+}
+
 func keptSuffix(t *testing.T, dir string) string {
 	files, _ := filepath.Glob(filepath.Join(dir, "mcp-oauth", "remote-*.json"))
 	if len(files) != 1 {
