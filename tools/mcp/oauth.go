@@ -100,6 +100,7 @@ type oauthClient struct {
 	cancel    context.CancelFunc // ends the page's sign-in under way
 	gen       int                // counts the page's sign-ins
 	lastErr   error
+	terminal  *terminalSignIn // the sign-in from a terminal under way
 }
 
 // challenge is a response that asked for a sign-in, kept to start the
@@ -277,7 +278,52 @@ func (o *oauthClient) authorize(ctx context.Context, s *server, req *http.Reques
 	if o.opts.Open == nil {
 		return o.await(req, resp, challenges)
 	}
-	return s.whileUserSignsIn(func() error { return o.signInFromTerminal(ctx, req, resp) })
+	return o.signInOnce(ctx, s, req, resp)
+}
+
+// terminalSignIn is a sign-in from a terminal under way; done is closed
+// once err says how it went.
+type terminalSignIn struct {
+	done chan struct{}
+	err  error
+}
+
+// signInOnce signs in from a terminal, one sign-in at a time: calls that
+// meet a 401 (or 403) meanwhile, as concurrent tool calls do once a token
+// is revoked, wait for its outcome rather than each open a loopback port
+// and show a link. A call whose request went out with an older token
+// than the one now in force is sent again with the new one (a nil error
+// has the SDK do that); one that went out with none (the refresh token
+// no longer works) signs in.
+func (o *oauthClient) signInOnce(ctx context.Context, s *server, req *http.Request, resp *http.Response) error {
+	sent := req.Header.Get("Authorization")
+	o.mu.Lock()
+	if sent != "" && o.kept != nil && sent != "Bearer "+o.kept.Token.AccessToken {
+		o.mu.Unlock()
+		drain(resp)
+		return nil
+	}
+	if run := o.terminal; run != nil {
+		o.mu.Unlock()
+		drain(resp)
+		return s.whileUserSignsIn(func() error {
+			select {
+			case <-run.done:
+				return run.err
+			case <-ctx.Done():
+				return o.explain(context.Cause(ctx))
+			}
+		})
+	}
+	run := &terminalSignIn{done: make(chan struct{})}
+	o.terminal = run
+	o.mu.Unlock()
+	run.err = s.whileUserSignsIn(func() error { return o.signInFromTerminal(ctx, req, resp) })
+	o.mu.Lock()
+	o.terminal = nil
+	o.mu.Unlock()
+	close(run.done)
+	return run.err
 }
 
 // unconfigured reports whether the server's config says nothing of OAuth.

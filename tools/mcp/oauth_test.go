@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,11 +28,20 @@ type browser struct {
 	t       *testing.T
 	as      *oauthtest.Server
 	approve bool
-	shown   int
+	// before, when set, runs before each approval.
+	before func()
+
+	mu    sync.Mutex
+	shown int
 }
 
 func (b *browser) open(server, authURL string) {
+	b.mu.Lock()
 	b.shown++
+	b.mu.Unlock()
+	if b.before != nil {
+		b.before()
+	}
 	back, err := b.as.Approve(authURL, b.approve)
 	if err != nil {
 		b.t.Errorf("approving the sign-in of %s: %v", server, err)
@@ -215,6 +225,44 @@ func TestOAuthStepUp(t *testing.T) {
 	out, _, _ = call(t, find(t, hub, "whoami"), `{}`)
 	if !strings.Contains(out, "mcp") || !strings.Contains(out, "admin") {
 		t.Errorf("whoami after the step-up = %q; want both scopes", out)
+	}
+}
+
+// TestOAuthOneSignInAtATime: a token revoked while calls are in flight
+// has them all meet a 401; one sign-in, one link, answers them all.
+func TestOAuthOneSignInAtATime(t *testing.T) {
+	t.Parallel()
+	as := oauthtest.New(t, oauthtest.Options{})
+	b := &browser{t: t, as: as, approve: true}
+	hub, err := connectOAuth(t, oauthSpec(as, nil), mcp.OAuthOptions{Open: b.open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whoami := find(t, hub, "whoami")
+	const calls = 3
+	as.Revoke()
+	// The browser approves only once every call has met its 401, so
+	// that all of them ask while the sign-in is under way.
+	b.before = func() {
+		for as.Count("rejected") < calls {
+			select {
+			case <-t.Context().Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			if out, err, _ := call(t, whoami, `{}`); err != nil || !strings.Contains(out, "user "+oauthtest.User) {
+				t.Errorf("whoami after the revocation = %q, %v", out, err)
+			}
+		})
+	}
+	wg.Wait()
+	if b.shown != 2 {
+		t.Errorf("links shown %d; want 2, one at connecting and one after the revocation", b.shown)
 	}
 }
 

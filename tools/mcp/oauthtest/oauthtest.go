@@ -137,6 +137,7 @@ func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*auth
 	defer s.mu.Unlock()
 	is, ok := s.access[token]
 	if !ok || time.Now().After(is.expires) {
+		s.counts["rejected"]++
 		return nil, auth.ErrInvalidToken
 	}
 	return &auth.TokenInfo{UserID: is.user, Scopes: is.scopes, Expiration: is.expires}, nil
@@ -365,7 +366,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // Count is how many token requests of a grant type ("authorization_code",
 // "refresh_token", "client_credentials") the server had, or registration requests,
-// refused ones too, for "register".
+// refused ones too, for "register", or bearer tokens the MCP server
+// refused (unknown, revoked or expired) for "rejected".
 func (s *Server) Count(what string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -401,6 +403,16 @@ func (s *Server) Tokens() []string {
 		out = append(out, t)
 	}
 	return out
+}
+
+// Revoke withdraws every token, access and refresh, as an authorization
+// server does when the user revokes toolscope's access: the next call
+// needs a new sign-in.
+func (s *Server) Revoke() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.access)
+	clear(s.refresh)
 }
 
 // Expire makes every access token stale, as time would.
