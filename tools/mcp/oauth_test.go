@@ -411,6 +411,34 @@ func TestOAuthSignInFromThePage(t *testing.T) {
 	}
 }
 
+// TestOAuthCloseEndsThePageSignIn: closing the Hub ends a page sign-in
+// under way and waits for it, so nothing of it outlives Close: its
+// callback is refused, and the Hub takes no new sign-in.
+func TestOAuthCloseEndsThePageSignIn(t *testing.T) {
+	t.Parallel()
+	as := oauthtest.New(t, oauthtest.Options{})
+	hub, _ := connectOAuth(t, oauthSpec(as, nil), mcp.OAuthOptions{})
+	authURL, err := hub.SignIn(t.Context(), "remote", "http://127.0.0.1:8000"+mcp.CallbackPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := as.Approve(authURL, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(back)
+	hub.Close()
+	if s := hub.Servers()[0]; s.SignIn == "waiting" || s.State == mcp.StateReady {
+		t.Errorf("after Close: %+v; want the sign-in ended, unconnected", s)
+	}
+	if _, err := hub.Callback(u.Query()); !errors.Is(err, mcp.ErrUnknownState) {
+		t.Errorf("the callback after Close: %v; want ErrUnknownState", err)
+	}
+	if _, err := hub.SignIn(t.Context(), "remote", "http://127.0.0.1:8000"+mcp.CallbackPath); err == nil {
+		t.Error("SignIn after Close started a sign-in")
+	}
+}
+
 // TestOAuthConfig reads the "oauth" object of an MCP config, and refuses
 // one that cannot work with a message saying what to fix.
 func TestOAuthConfig(t *testing.T) {
