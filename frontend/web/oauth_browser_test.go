@@ -54,8 +54,8 @@ func TestMCPSignInFromThePage(t *testing.T) {
 	contains(t, "the server's state", eval[string](p, group+`.querySelector('.badge').innerText`), "ready")
 	// The tab has come back by now: the server could not connect before.
 	back, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.pathname + ' ' + document.querySelector('h1').innerText`))
-	if err != nil || back != mcp.CallbackPath+" Signed in" {
-		t.Errorf("the tab after approving shows %q, %v; want toolscope's callback saying Signed in", back, err)
+	if err != nil || back != mcp.CallbackPath+" Authorization received" {
+		t.Errorf("the tab after approving shows %q, %v; want toolscope's callback saying Authorization received", back, err)
 	}
 	if !eval[bool](p, group+`.querySelector('.mcp-signin').hidden`) {
 		t.Error("Authorize is still offered after the sign-in")

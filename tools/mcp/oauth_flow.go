@@ -99,9 +99,12 @@ var callbackPage = template.Must(template.New("callback").Parse(`<!doctype html>
 `))
 
 // WriteCallbackPage answers a callback's browser with what became of it:
-// err from Hub.Callback, or nil.
+// err from Hub.Callback, or nil. The code is exchanged for a token, and
+// the server connected, after the page is written, so it claims no more
+// than that the authorization came back: the panel, or the terminal,
+// says how the rest went.
 func WriteCallbackPage(w http.ResponseWriter, server string, err error) {
-	data := struct{ Title, Text string }{"Signed in", fmt.Sprintf("toolscope has the authorization for the MCP server %q and is connecting to it. You can close this tab.", server)}
+	data := struct{ Title, Text string }{"Authorization received", fmt.Sprintf("Authorization received; toolscope is connecting to the MCP server %q. You can close this tab.", server)}
 	status := http.StatusOK
 	if err != nil {
 		data.Title, data.Text, status = "Not signed in", err.Error(), http.StatusBadRequest

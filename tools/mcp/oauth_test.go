@@ -439,6 +439,22 @@ func TestOAuthCloseEndsThePageSignIn(t *testing.T) {
 	}
 }
 
+// TestOAuthCallbackPage: the page the browser comes back to claims no
+// more than it knows: the token exchange runs after it is written.
+func TestOAuthCallbackPage(t *testing.T) {
+	t.Parallel()
+	w := httptest.NewRecorder()
+	mcp.WriteCallbackPage(w, "remote", nil)
+	if body := w.Body.String(); w.Code != http.StatusOK || !strings.Contains(body, "Authorization received; toolscope is connecting to the MCP server &#34;remote&#34;") || strings.Contains(body, "Signed in") {
+		t.Errorf("callback page: %d %s", w.Code, body)
+	}
+	w = httptest.NewRecorder()
+	mcp.WriteCallbackPage(w, "", mcp.ErrUnknownState)
+	if body := w.Body.String(); w.Code != http.StatusBadRequest || !strings.Contains(body, "Not signed in") || !strings.Contains(body, "state mismatch") {
+		t.Errorf("callback page for a refused callback: %d %s", w.Code, body)
+	}
+}
+
 // TestOAuthConfig reads the "oauth" object of an MCP config, and refuses
 // one that cannot work with a message saying what to fix.
 func TestOAuthConfig(t *testing.T) {
