@@ -79,7 +79,11 @@ func parseOAuth(raw json.RawMessage) (*OAuthConfig, error) {
 // transport with headers.
 func (c *OAuthConfig) check(transport string, headers map[string]string) error {
 	var errs []error
-	if transport != TransportHTTP {
+	switch transport {
+	case TransportHTTP:
+	case TransportStdio:
+		errs = append(errs, errors.New(`"oauth" works with streamable HTTP servers only; a stdio server takes its credentials from its "env" (or "args")`))
+	default:
 		errs = append(errs, errors.New(`"oauth" works with streamable HTTP servers only; reach this one with a token in "headers" instead`))
 	}
 	for k := range headers {

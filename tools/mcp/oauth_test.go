@@ -481,6 +481,7 @@ func TestOAuthConfig(t *testing.T) {
 		`{"url": "https://example.com/mcp", "oauth": {"clientSecret": "${NO_SUCH_VARIABLE_SET}"}}`:        "$NO_SUCH_VARIABLE_SET is not set",
 		`{"url": "https://example.com/mcp", "oauth": {"clientMetadataUrl": "http://example.com/c.json"}}`: `must be an https URL with a path`,
 		`{"type": "sse", "url": "https://example.com/sse", "oauth": {}}`:                                  `streamable HTTP servers only`,
+		`{"command": "some-server", "oauth": {}}`:                                                         `a stdio server takes its credentials from its "env"`,
 		`{"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}, "oauth": {}}`:       `give one of them`,
 		`{"url": "https://example.com/mcp", "oauth": {"scopes": ["read write"]}}`:                         `a scope is one word`,
 	} {
