@@ -6,7 +6,7 @@
 // tokens with refresh tokens, and serves the client credentials grant.
 // The person who approves is always User. The MCP server offers "whoami" to any token, and "admin_report" only
 // to one with the "admin" scope: others get 403 insufficient_scope, to
-// step up.
+// step up; and one resource, "profile".
 package oauthtest
 
 import (
@@ -107,6 +107,10 @@ func New(t testing.TB, o Options) *Server {
 	})
 	sdk.AddTool(mcp, &sdk.Tool{Name: "admin_report", Description: "Needs the admin scope."}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "all systems nominal"}}}, nil, nil
+	})
+	// A resource, for a front end to list once signed in.
+	mcp.AddResource(&sdk.Resource{URI: "oauthtest://profile", Name: "profile", MIMEType: "text/plain", Description: "The signed-in user."}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "user " + req.Extra.TokenInfo.UserID}}}, nil
 	})
 	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mcp }, nil)
 	metadata := s.URL + "/.well-known/oauth-protected-resource/mcp"
