@@ -127,7 +127,10 @@ func newOAuthClient(spec ServerSpec, name string, opts OAuthOptions, f *flows) (
 	if err != nil {
 		return o, err
 	}
-	if kept != nil {
+	// A sign-in from before "issuer" was configured, or for another one,
+	// may refresh at a token endpoint the configured client does not
+	// belong to: sign in anew.
+	if kept != nil && (cfg.Issuer == "" || sameIssuer(kept.Issuer, cfg.Issuer)) {
 		o.restore(kept)
 	}
 	return o, nil
@@ -399,7 +402,7 @@ func (o *oauthClient) authorizationCode(ctx context.Context, req *http.Request, 
 		}},
 		NewTokenSource: func(ctx context.Context, c *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 			k := &signedIn{Server: o.name, URL: o.url, Grant: GrantAuthorizationCode, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
-				RedirectURL: redirect, TokenURL: c.Endpoint.TokenURL, AuthStyle: c.Endpoint.AuthStyle, Scopes: c.Scopes, Token: tok}
+				RedirectURL: redirect, TokenURL: c.Endpoint.TokenURL, AuthStyle: c.Endpoint.AuthStyle, Scopes: c.Scopes, Issuer: o.cfg.Issuer, Token: tok}
 			return o.keep(k, c.TokenSource(ctx, tok)), nil
 		},
 	}
@@ -409,6 +412,9 @@ func (o *oauthClient) authorizationCode(ctx context.Context, req *http.Request, 
 	switch {
 	case o.cfg.ClientID != "":
 		cfg.PreregisteredClient = client(o.cfg.ClientID, o.cfg.ClientSecret)
+		// The SDK refuses an authorization server of another issuer
+		// before it uses the client.
+		cfg.PreregisteredClient.Issuer = o.cfg.Issuer
 	case kept != nil && kept.Grant == GrantAuthorizationCode && kept.RedirectURL == redirect && kept.ClientID != o.cfg.ClientMetadataURL:
 		// The client registered last time, for this very redirect:
 		// registering anew at every sign-in would litter the
@@ -469,6 +475,14 @@ func (o *oauthClient) clientCredentials(ctx context.Context, req *http.Request, 
 	serverURL := req.URL.String()
 	prm := o.resourceMetadata(ctx, challenges, serverURL)
 	issuer := prm.AuthorizationServers[0]
+	if o.cfg.Issuer != "" {
+		i := slices.IndexFunc(prm.AuthorizationServers, func(s string) bool { return sameIssuer(s, o.cfg.Issuer) })
+		if i < 0 {
+			return o.wrongIssuer(strings.Join(prm.AuthorizationServers, ", "))
+		}
+		issuer = prm.AuthorizationServers[i]
+	}
+	// GetAuthServerMetadata checks that the metadata's issuer is issuer.
 	asm, err := auth.GetAuthServerMetadata(ctx, issuer, o.http)
 	if err != nil {
 		return o.explain(fmt.Errorf("failed to get authorization server metadata: %w", err))
@@ -488,7 +502,7 @@ func (o *oauthClient) clientCredentials(ctx context.Context, req *http.Request, 
 		return o.explain(fmt.Errorf("token exchange failed: %w", err))
 	}
 	k := &signedIn{Server: o.name, URL: o.url, Grant: GrantClientCredentials, ClientID: o.cfg.ClientID,
-		TokenURL: tokenURL, AuthStyle: cc.AuthStyle, Scopes: scopes, Resource: prm.Resource, Token: tok}
+		TokenURL: tokenURL, AuthStyle: cc.AuthStyle, Scopes: scopes, Resource: prm.Resource, Issuer: o.cfg.Issuer, Token: tok}
 	refresh := context.WithValue(context.Background(), oauth2.HTTPClient, o.http)
 	o.keep(k, oauth2.ReuseTokenSource(tok, cc.TokenSource(refresh)))
 	return nil
@@ -548,6 +562,14 @@ func bearerParam(challenges []oauthex.Challenge, name string) string {
 	return ""
 }
 
+// wrongIssuer refuses the authorization server (or servers) the MCP
+// server named, which is not the configured "issuer".
+func (o *oauthClient) wrongIssuer(named string) error {
+	return &SignInError{Server: o.name,
+		Problem: fmt.Sprintf(`its authorization server is %s, not the configured "issuer" %s; toolscope sent it nothing`, named, o.cfg.Issuer),
+		Next:    `check "issuer" in the server's "oauth" object in the MCP config (the client's secret goes to that authorization server alone)`}
+}
+
 // explain words a failed sign-in: what went wrong, and what to do.
 func (o *oauthClient) explain(err error) error {
 	var done *SignInError
@@ -562,6 +584,11 @@ func (o *oauthClient) explain(err error) error {
 	var retrieve *oauth2.RetrieveError
 	var netErr net.Error
 	msg := err.Error()
+	if _, named, ok := strings.Cut(msg, "authorization server issuer "); ok && strings.Contains(msg, "does not match pre-registered credentials issuer") {
+		// The SDK's refusal (see authorizationCode), as "%q does not match …".
+		named, _, _ = strings.Cut(named, " does not match")
+		return o.wrongIssuer(named)
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		e.Problem = fmt.Sprintf("no answer from the browser within %s", o.opts.Wait)

@@ -291,6 +291,40 @@ func TestOAuthClientCredentials(t *testing.T) {
 			}
 		})
 	}
+	t.Run("issuer", func(t *testing.T) {
+		t.Parallel()
+		as := oauthtest.New(t, oauthtest.Options{ClientID: "ci", ClientSecret: "s3cret"})
+		dir := t.TempDir()
+		cfg := &mcp.OAuthConfig{Grant: mcp.GrantClientCredentials, ClientID: "ci", ClientSecret: "s3cret"}
+		before, err := connectOAuth(t, oauthSpec(as, cfg), mcp.OAuthOptions{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before.Close()
+		// The sign-in kept before "issuer" was set is not used: it was
+		// never checked against it.
+		cfg.Issuer = as.URL + "/"
+		hub, err := connectOAuth(t, oauthSpec(as, cfg), mcp.OAuthOptions{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err, _ := call(t, find(t, hub, "whoami"), `{}`); err != nil {
+			t.Fatal(err)
+		}
+		if n := as.Count("client_credentials"); n != 2 {
+			t.Errorf("token requests %d; want 2, the second under the issuer", n)
+		}
+	})
+	t.Run("another issuer", func(t *testing.T) {
+		t.Parallel()
+		as := oauthtest.New(t, oauthtest.Options{ClientID: "ci", ClientSecret: "s3cret"})
+		cfg := &mcp.OAuthConfig{Grant: mcp.GrantClientCredentials, ClientID: "ci", ClientSecret: "s3cret", Issuer: "https://auth.example.com"}
+		_, err := connectOAuth(t, oauthSpec(as, cfg), mcp.OAuthOptions{})
+		wantError(t, err, `MCP server "remote"`, `not the configured "issuer" https://auth.example.com`, `check "issuer"`)
+		if n := as.Count("client_credentials"); n != 0 {
+			t.Errorf("the token endpoint was asked %d times; want none", n)
+		}
+	})
 	t.Run("wrong secret", func(t *testing.T) {
 		t.Parallel()
 		as := oauthtest.New(t, oauthtest.Options{ClientID: "ci", ClientSecret: "s3cret"})
@@ -318,6 +352,17 @@ func TestOAuthFailuresSayWhatToDo(t *testing.T) {
 		// same answer, not a second link.
 		if b.shown != 1 {
 			t.Errorf("links shown %d; want 1", b.shown)
+		}
+	})
+	t.Run("another issuer", func(t *testing.T) {
+		t.Parallel()
+		as := oauthtest.New(t, oauthtest.Options{ClientID: "ci", ClientSecret: "s3cret"})
+		b := &browser{t: t, as: as, approve: true}
+		cfg := &mcp.OAuthConfig{ClientID: "ci", ClientSecret: "s3cret", Issuer: "https://auth.example.com"}
+		_, err := connectOAuth(t, oauthSpec(as, cfg), mcp.OAuthOptions{Open: b.open})
+		wantError(t, err, `MCP server "remote"`, `its authorization server is "`+as.URL+`", not the configured "issuer"`, `check "issuer"`)
+		if b.shown != 0 || as.Count("authorization_code") != 0 {
+			t.Errorf("links shown %d, code exchanges %d; want none", b.shown, as.Count("authorization_code"))
 		}
 	})
 	t.Run("registration refused", func(t *testing.T) {
@@ -467,23 +512,25 @@ func TestOAuthConfig(t *testing.T) {
 		}
 		return p
 	}
-	specs, err := mcp.LoadConfig(write(`{"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials", "clientId": "ci", "clientSecret": "${TEST_MCP_SECRET}", "scopes": ["read"]}}`))
+	specs, err := mcp.LoadConfig(write(`{"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials", "clientId": "ci", "clientSecret": "${TEST_MCP_SECRET}", "scopes": ["read"], "issuer": "https://auth.example.com"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := specs[0].OAuth; o == nil || o.ClientSecret != "from-env" || o.Grant != mcp.GrantClientCredentials || o.Scopes[0] != "read" {
+	if o := specs[0].OAuth; o == nil || o.ClientSecret != "from-env" || o.Grant != mcp.GrantClientCredentials || o.Scopes[0] != "read" || o.Issuer != "https://auth.example.com" {
 		t.Errorf("oauth = %+v", specs[0].OAuth)
 	}
 	for server, want := range map[string]string{
-		`{"url": "https://example.com/mcp", "oauth": {"client_id": "x"}}`:                                 `unknown field "client_id"`,
-		`{"url": "https://example.com/mcp", "oauth": {"grant": "password"}}`:                              `unknown "grant" "password"`,
-		`{"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials", "clientId": "x"}}`:   `needs "clientId" and "clientSecret"`,
-		`{"url": "https://example.com/mcp", "oauth": {"clientSecret": "${NO_SUCH_VARIABLE_SET}"}}`:        "$NO_SUCH_VARIABLE_SET is not set",
-		`{"url": "https://example.com/mcp", "oauth": {"clientMetadataUrl": "http://example.com/c.json"}}`: `must be an https URL with a path`,
-		`{"type": "sse", "url": "https://example.com/sse", "oauth": {}}`:                                  `streamable HTTP servers only`,
-		`{"command": "some-server", "oauth": {}}`:                                                         `a stdio server takes its credentials from its "env"`,
-		`{"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}, "oauth": {}}`:       `give one of them`,
-		`{"url": "https://example.com/mcp", "oauth": {"scopes": ["read write"]}}`:                         `a scope is one word`,
+		`{"url": "https://example.com/mcp", "oauth": {"client_id": "x"}}`:                                     `unknown field "client_id"`,
+		`{"url": "https://example.com/mcp", "oauth": {"grant": "password"}}`:                                  `unknown "grant" "password"`,
+		`{"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials", "clientId": "x"}}`:       `needs "clientId" and "clientSecret"`,
+		`{"url": "https://example.com/mcp", "oauth": {"clientSecret": "${NO_SUCH_VARIABLE_SET}"}}`:            "$NO_SUCH_VARIABLE_SET is not set",
+		`{"url": "https://example.com/mcp", "oauth": {"clientMetadataUrl": "http://example.com/c.json"}}`:     `must be an https URL with a path`,
+		`{"type": "sse", "url": "https://example.com/sse", "oauth": {}}`:                                      `streamable HTTP servers only`,
+		`{"command": "some-server", "oauth": {}}`:                                                             `a stdio server takes its credentials from its "env"`,
+		`{"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}, "oauth": {}}`:           `give one of them`,
+		`{"url": "https://example.com/mcp", "oauth": {"scopes": ["read write"]}}`:                             `a scope is one word`,
+		`{"url": "https://example.com/mcp", "oauth": {"issuer": "https://auth.example.com"}}`:                 `give its "clientId" too`,
+		`{"url": "https://example.com/mcp", "oauth": {"clientId": "x", "issuer": "http://auth.example.com"}}`: `"issuer" must be the authorization server's https URL`,
 	} {
 		_, err := mcp.LoadConfig(write(server))
 		wantError(t, err, `server "remote"`, want)
