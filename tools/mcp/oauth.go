@@ -478,7 +478,7 @@ func (o *oauthClient) clientCredentials(ctx context.Context, req *http.Request, 
 	if o.cfg.Issuer != "" {
 		i := slices.IndexFunc(prm.AuthorizationServers, func(s string) bool { return sameIssuer(s, o.cfg.Issuer) })
 		if i < 0 {
-			return o.wrongIssuer(strings.Join(prm.AuthorizationServers, ", "))
+			return o.wrongIssuer(fmt.Sprintf("%q", prm.AuthorizationServers[0]))
 		}
 		issuer = prm.AuthorizationServers[i]
 	}
@@ -562,11 +562,11 @@ func bearerParam(challenges []oauthex.Challenge, name string) string {
 	return ""
 }
 
-// wrongIssuer refuses the authorization server (or servers) the MCP
-// server named, which is not the configured "issuer".
+// wrongIssuer refuses the authorization server the MCP server named
+// (quoted), which is not the configured "issuer".
 func (o *oauthClient) wrongIssuer(named string) error {
 	return &SignInError{Server: o.name,
-		Problem: fmt.Sprintf(`its authorization server is %s, not the configured "issuer" %s; toolscope sent it nothing`, named, o.cfg.Issuer),
+		Problem: fmt.Sprintf(`its authorization server is %s, not the configured "issuer" %s; toolscope sent it neither the client nor its secret`, named, o.cfg.Issuer),
 		Next:    `check "issuer" in the server's "oauth" object in the MCP config (the client's secret goes to that authorization server alone)`}
 }
 
