@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -45,8 +47,17 @@ func dataDir(dir string) string {
 // the link, else the link comes last), which is how a script signs in
 // with no person, else with xdg-open or open where there is one. No
 // browser is no failure: the link is on the terminal.
+//
+// The link comes from the authorization server's metadata, which the MCP
+// server names, so a hostile server chooses it: only an https link, or
+// an http one to this machine, is opened; any other is shown, with a
+// warning, for the user to judge.
 func authorizeInBrowser(stderr io.Writer, server, authURL string) {
 	fmt.Fprintf(stderr, "Open this link to authorize %s: %s\n", server, authURL)
+	if err := openable(authURL); err != nil {
+		fmt.Fprintf(stderr, "(toolscope does not open this link itself: %v; open it yourself only if you trust it)\n", err)
+		return
+	}
 	var argv []string
 	if b := strings.TrimSpace(os.Getenv("BROWSER")); b != "" {
 		argv = strings.Fields(b)
@@ -75,6 +86,26 @@ func authorizeInBrowser(stderr io.Writer, server, authURL string) {
 		return
 	}
 	go func() { _ = cmd.Wait() }()
+}
+
+// openable reports why an authorization link is not one to hand to a
+// browser: anything but https, or http to a loopback host (a local
+// authorization server).
+func openable(authURL string) error {
+	u, err := url.Parse(authURL)
+	if err != nil {
+		return fmt.Errorf("it is not a URL (%v)", err)
+	}
+	host := u.Hostname()
+	switch {
+	case u.Scheme == "https" && host != "":
+		return nil
+	case u.Scheme == "http" && (host == "localhost" || net.ParseIP(host).IsLoopback()):
+		return nil
+	case u.Scheme == "http":
+		return fmt.Errorf("it is plain http to %q, not https", host)
+	}
+	return fmt.Errorf("it is not an https link (scheme %q)", u.Scheme)
 }
 
 // logoutCommand forgets the sign-in kept for an MCP server: toolscope mcp

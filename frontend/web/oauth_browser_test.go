@@ -17,7 +17,8 @@ import (
 // the page: the panel says "Connect to remote" with Authorize, the button
 // opens the authorization server's page in a new tab, approving there
 // brings the browser back to toolscope's /oauth/callback, and the
-// server's tools appear in the panel with no reload. Neither the page
+// server's tools appear in the panel with no reload, its resources
+// beside them. Neither the page
 // nor /api/mcp ever holds a token.
 func TestMCPSignInFromThePage(t *testing.T) {
 	t.Parallel()
@@ -54,12 +55,14 @@ func TestMCPSignInFromThePage(t *testing.T) {
 	contains(t, "the server's state", eval[string](p, group+`.querySelector('.badge').innerText`), "ready")
 	// The tab has come back by now: the server could not connect before.
 	back, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.pathname + ' ' + document.querySelector('h1').innerText`))
-	if err != nil || back != mcp.CallbackPath+" Signed in" {
-		t.Errorf("the tab after approving shows %q, %v; want toolscope's callback saying Signed in", back, err)
+	if err != nil || back != mcp.CallbackPath+" Authorization received" {
+		t.Errorf("the tab after approving shows %q, %v; want toolscope's callback saying Authorization received", back, err)
 	}
 	if !eval[bool](p, group+`.querySelector('.mcp-signin').hidden`) {
 		t.Error("Authorize is still offered after the sign-in")
 	}
+	// The panel brought in by the sign-in has its resources listed too.
+	p.waitFor("the server's resources", `[...document.querySelectorAll('.mcp-catalog[data-server="remote"]:not([hidden]) .resource-name')].map(e => e.textContent).includes('profile')`)
 	p.viewport(1366, 768)
 	show("oauth-connected-laptop")
 	p.viewport(1920, 1080)

@@ -158,6 +158,7 @@ type Hub struct {
 	onChange []func()
 
 	closeOnce sync.Once
+	signIns   sync.WaitGroup // the page's sign-ins under way, which Close waits for (oauth_flow.go)
 }
 
 // Connect connects to every server at once and returns when each is
@@ -273,7 +274,8 @@ func (h *Hub) OnToolsChanged(fn func()) {
 
 // Close ends every session and stops every stdio server: its input is
 // closed, then it is sent SIGTERM, then SIGKILL, and it is reaped, with
-// whatever it started. Calls in flight fail. Close returns once all is
+// whatever it started. Calls in flight fail, and sign-ins from the page
+// under way end, with the connections they were making. Close returns once all is
 // done, also when the end of Connect's context began it, so a program
 // should call it before it exits. It is safe to call more than once, and
 // always returns nil.
@@ -289,6 +291,7 @@ func (h *Hub) Close() error {
 		for _, o := range h.oauth {
 			o.end()
 		}
+		h.signIns.Wait() // ended, they connect nothing more
 		var wg sync.WaitGroup
 		for _, s := range h.list() {
 			wg.Go(s.close)

@@ -100,6 +100,7 @@ type oauthClient struct {
 	cancel    context.CancelFunc // ends the page's sign-in under way
 	gen       int                // counts the page's sign-ins
 	lastErr   error
+	terminal  *terminalSignIn // the sign-in from a terminal under way
 }
 
 // challenge is a response that asked for a sign-in, kept to start the
@@ -126,7 +127,10 @@ func newOAuthClient(spec ServerSpec, name string, opts OAuthOptions, f *flows) (
 	if err != nil {
 		return o, err
 	}
-	if kept != nil {
+	// A sign-in from before "issuer" was configured, or for another one,
+	// may refresh at a token endpoint the configured client does not
+	// belong to: sign in anew.
+	if kept != nil && (cfg.Issuer == "" || sameIssuer(kept.Issuer, cfg.Issuer)) {
 		o.restore(kept)
 	}
 	return o, nil
@@ -160,10 +164,14 @@ func (o *oauthClient) keep(k *signedIn, base oauth2.TokenSource) oauth2.TokenSou
 	return src
 }
 
+// save writes k down. It runs on the SDK's goroutines too (a refresh in
+// keptSource.Token), so lastErr is set under o.mu.
 func (o *oauthClient) save(k *signedIn) {
 	if err := o.store.save(k); err != nil {
 		// The sign-in works for this run; the next one asks again.
+		o.mu.Lock()
 		o.lastErr = fmt.Errorf("signed in, but the tokens could not be kept in %s (%v): the next start asks again", o.store.dir, err)
+		o.mu.Unlock()
 	}
 }
 
@@ -217,7 +225,40 @@ func (a connAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
 }
 
 func (a connAuth) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	return a.o.authorize(ctx, a.s, req, resp)
+	if err := a.s.failedSignIn(); err != nil {
+		drain(resp)
+		return err
+	}
+	err := a.o.authorize(ctx, a.s, req, resp)
+	a.s.signInFailed(err)
+	return err
+}
+
+// signInFailed remembers a sign-in that failed while the server connects.
+// The SDK sends server/discover first and, on any error that is not a
+// version mismatch, sends initialize: without this a denied or broken
+// sign-in would be run again in full for it, with a second link and a
+// second wait.
+func (s *server) signInFailed(err error) {
+	var e *SignInError
+	if !errors.As(err, &e) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == "" { // still connecting
+		s.signInErr = e
+	}
+}
+
+// failedSignIn is the sign-in that failed earlier in this connect, if any.
+func (s *server) failedSignIn() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != "" || s.signInErr == nil {
+		return nil
+	}
+	return s.signInErr
 }
 
 // authorize answers a 401 or 403 of the server's.
@@ -240,7 +281,52 @@ func (o *oauthClient) authorize(ctx context.Context, s *server, req *http.Reques
 	if o.opts.Open == nil {
 		return o.await(req, resp, challenges)
 	}
-	return s.whileUserSignsIn(func() error { return o.signInFromTerminal(ctx, req, resp) })
+	return o.signInOnce(ctx, s, req, resp)
+}
+
+// terminalSignIn is a sign-in from a terminal under way; done is closed
+// once err says how it went.
+type terminalSignIn struct {
+	done chan struct{}
+	err  error
+}
+
+// signInOnce signs in from a terminal, one sign-in at a time: calls that
+// meet a 401 (or 403) meanwhile, as concurrent tool calls do once a token
+// is revoked, wait for its outcome rather than each open a loopback port
+// and show a link. A call whose request went out with an older token
+// than the one now in force is sent again with the new one (a nil error
+// has the SDK do that); one that went out with none (the refresh token
+// no longer works) signs in.
+func (o *oauthClient) signInOnce(ctx context.Context, s *server, req *http.Request, resp *http.Response) error {
+	sent := req.Header.Get("Authorization")
+	o.mu.Lock()
+	if sent != "" && o.kept != nil && sent != "Bearer "+o.kept.Token.AccessToken {
+		o.mu.Unlock()
+		drain(resp)
+		return nil
+	}
+	if run := o.terminal; run != nil {
+		o.mu.Unlock()
+		drain(resp)
+		return s.whileUserSignsIn(func() error {
+			select {
+			case <-run.done:
+				return run.err
+			case <-ctx.Done():
+				return o.explain(context.Cause(ctx))
+			}
+		})
+	}
+	run := &terminalSignIn{done: make(chan struct{})}
+	o.terminal = run
+	o.mu.Unlock()
+	run.err = s.whileUserSignsIn(func() error { return o.signInFromTerminal(ctx, req, resp) })
+	o.mu.Lock()
+	o.terminal = nil
+	o.mu.Unlock()
+	close(run.done)
+	return run.err
 }
 
 // unconfigured reports whether the server's config says nothing of OAuth.
@@ -316,7 +402,7 @@ func (o *oauthClient) authorizationCode(ctx context.Context, req *http.Request, 
 		}},
 		NewTokenSource: func(ctx context.Context, c *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 			k := &signedIn{Server: o.name, URL: o.url, Grant: GrantAuthorizationCode, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
-				RedirectURL: redirect, TokenURL: c.Endpoint.TokenURL, AuthStyle: c.Endpoint.AuthStyle, Scopes: c.Scopes, Token: tok}
+				RedirectURL: redirect, TokenURL: c.Endpoint.TokenURL, AuthStyle: c.Endpoint.AuthStyle, Scopes: c.Scopes, Issuer: o.cfg.Issuer, Token: tok}
 			return o.keep(k, c.TokenSource(ctx, tok)), nil
 		},
 	}
@@ -326,6 +412,9 @@ func (o *oauthClient) authorizationCode(ctx context.Context, req *http.Request, 
 	switch {
 	case o.cfg.ClientID != "":
 		cfg.PreregisteredClient = client(o.cfg.ClientID, o.cfg.ClientSecret)
+		// The SDK refuses an authorization server of another issuer
+		// before it uses the client.
+		cfg.PreregisteredClient.Issuer = o.cfg.Issuer
 	case kept != nil && kept.Grant == GrantAuthorizationCode && kept.RedirectURL == redirect && kept.ClientID != o.cfg.ClientMetadataURL:
 		// The client registered last time, for this very redirect:
 		// registering anew at every sign-in would litter the
@@ -386,6 +475,14 @@ func (o *oauthClient) clientCredentials(ctx context.Context, req *http.Request, 
 	serverURL := req.URL.String()
 	prm := o.resourceMetadata(ctx, challenges, serverURL)
 	issuer := prm.AuthorizationServers[0]
+	if o.cfg.Issuer != "" {
+		i := slices.IndexFunc(prm.AuthorizationServers, func(s string) bool { return sameIssuer(s, o.cfg.Issuer) })
+		if i < 0 {
+			return o.wrongIssuer(fmt.Sprintf("%q", prm.AuthorizationServers[0]))
+		}
+		issuer = prm.AuthorizationServers[i]
+	}
+	// GetAuthServerMetadata checks that the metadata's issuer is issuer.
 	asm, err := auth.GetAuthServerMetadata(ctx, issuer, o.http)
 	if err != nil {
 		return o.explain(fmt.Errorf("failed to get authorization server metadata: %w", err))
@@ -405,7 +502,7 @@ func (o *oauthClient) clientCredentials(ctx context.Context, req *http.Request, 
 		return o.explain(fmt.Errorf("token exchange failed: %w", err))
 	}
 	k := &signedIn{Server: o.name, URL: o.url, Grant: GrantClientCredentials, ClientID: o.cfg.ClientID,
-		TokenURL: tokenURL, AuthStyle: cc.AuthStyle, Scopes: scopes, Resource: prm.Resource, Token: tok}
+		TokenURL: tokenURL, AuthStyle: cc.AuthStyle, Scopes: scopes, Resource: prm.Resource, Issuer: o.cfg.Issuer, Token: tok}
 	refresh := context.WithValue(context.Background(), oauth2.HTTPClient, o.http)
 	o.keep(k, oauth2.ReuseTokenSource(tok, cc.TokenSource(refresh)))
 	return nil
@@ -465,6 +562,14 @@ func bearerParam(challenges []oauthex.Challenge, name string) string {
 	return ""
 }
 
+// wrongIssuer refuses the authorization server the MCP server named
+// (quoted), which is not the configured "issuer".
+func (o *oauthClient) wrongIssuer(named string) error {
+	return &SignInError{Server: o.name,
+		Problem: fmt.Sprintf(`its authorization server is %s, not the configured "issuer" %s; toolscope sent it neither the client nor its secret`, named, o.cfg.Issuer),
+		Next:    `check "issuer" in the server's "oauth" object in the MCP config (the client's secret goes to that authorization server alone)`}
+}
+
 // explain words a failed sign-in: what went wrong, and what to do.
 func (o *oauthClient) explain(err error) error {
 	var done *SignInError
@@ -479,6 +584,11 @@ func (o *oauthClient) explain(err error) error {
 	var retrieve *oauth2.RetrieveError
 	var netErr net.Error
 	msg := err.Error()
+	if _, named, ok := strings.Cut(msg, "authorization server issuer "); ok && strings.Contains(msg, "does not match pre-registered credentials issuer") {
+		// The SDK's refusal (see authorizationCode), as "%q does not match …".
+		named, _, _ = strings.Cut(named, " does not match")
+		return o.wrongIssuer(named)
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		e.Problem = fmt.Sprintf("no answer from the browser within %s", o.opts.Wait)

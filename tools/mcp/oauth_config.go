@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"regexp"
@@ -41,6 +42,10 @@ type OAuthConfig struct {
 	// Grant is GrantAuthorizationCode (the default) or
 	// GrantClientCredentials.
 	Grant string `json:"grant"`
+	// Issuer, when set, is the authorization server ClientID belongs to:
+	// one of another issuer, which the MCP server may name, is refused
+	// before the client secret is sent anywhere.
+	Issuer string `json:"issuer"`
 }
 
 // grant is the config's grant with the default filled in.
@@ -49,6 +54,18 @@ func (c *OAuthConfig) grant() string {
 		return GrantAuthorizationCode
 	}
 	return c.Grant
+}
+
+// isLoopback reports whether host is this machine, where plain http is
+// allowed.
+func isLoopback(host string) bool {
+	return host == "localhost" || net.ParseIP(host).IsLoopback()
+}
+
+// sameIssuer compares issuer identifiers as the SDK does: a trailing
+// slash makes no difference.
+func sameIssuer(a, b string) bool {
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
 }
 
 // envRef is a whole value of the form ${NAME}.
@@ -63,7 +80,7 @@ func parseOAuth(raw json.RawMessage) (*OAuthConfig, error) {
 	dec.DisallowUnknownFields()
 	var c OAuthConfig
 	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf(`%w; it takes "clientId", "clientSecret", "scopes", "clientMetadataUrl" and "grant"`, err)
+		return nil, fmt.Errorf(`%w; it takes "clientId", "clientSecret", "scopes", "clientMetadataUrl", "grant" and "issuer"`, err)
 	}
 	if m := envRef.FindStringSubmatch(c.ClientSecret); m != nil {
 		secret, ok := os.LookupEnv(m[1])
@@ -79,7 +96,11 @@ func parseOAuth(raw json.RawMessage) (*OAuthConfig, error) {
 // transport with headers.
 func (c *OAuthConfig) check(transport string, headers map[string]string) error {
 	var errs []error
-	if transport != TransportHTTP {
+	switch transport {
+	case TransportHTTP:
+	case TransportStdio:
+		errs = append(errs, errors.New(`"oauth" works with streamable HTTP servers only; a stdio server takes its credentials from its "env" (or "args")`))
+	default:
 		errs = append(errs, errors.New(`"oauth" works with streamable HTTP servers only; reach this one with a token in "headers" instead`))
 	}
 	for k := range headers {
@@ -105,6 +126,15 @@ func (c *OAuthConfig) check(transport string, headers map[string]string) error {
 	if c.ClientMetadataURL != "" {
 		if u, err := url.Parse(c.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
 			errs = append(errs, fmt.Errorf(`"clientMetadataUrl" must be an https URL with a path, such as https://example.com/toolscope.json, not %q`, c.ClientMetadataURL))
+		}
+	}
+	if c.Issuer != "" {
+		if c.ClientID == "" {
+			errs = append(errs, errors.New(`"issuer" names the authorization server of a configured client: give its "clientId" too`))
+		}
+		if u, err := url.Parse(c.Issuer); err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" ||
+			!(u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname())) {
+			errs = append(errs, fmt.Errorf(`"issuer" must be the authorization server's https URL, as its metadata's "issuer" gives it (such as https://auth.example.com), not %q`, c.Issuer))
 		}
 	}
 	for _, s := range c.Scopes {

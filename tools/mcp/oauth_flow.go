@@ -99,9 +99,12 @@ var callbackPage = template.Must(template.New("callback").Parse(`<!doctype html>
 `))
 
 // WriteCallbackPage answers a callback's browser with what became of it:
-// err from Hub.Callback, or nil.
+// err from Hub.Callback, or nil. The code is exchanged for a token, and
+// the server connected, after the page is written, so it claims no more
+// than that the authorization came back: the panel, or the terminal,
+// says how the rest went.
 func WriteCallbackPage(w http.ResponseWriter, server string, err error) {
-	data := struct{ Title, Text string }{"Signed in", fmt.Sprintf("toolscope has the authorization for the MCP server %q and is connecting to it. You can close this tab.", server)}
+	data := struct{ Title, Text string }{"Authorization received", fmt.Sprintf("Authorization received; toolscope is connecting to the MCP server %q. You can close this tab.", server)}
 	status := http.StatusOK
 	if err != nil {
 		data.Title, data.Text, status = "Not signed in", err.Error(), http.StatusBadRequest
@@ -135,43 +138,60 @@ func (h *Hub) SignIn(ctx context.Context, name, redirectURL string) (string, err
 	if o == nil {
 		return "", fmt.Errorf("no MCP server named %q signs in with OAuth", name)
 	}
+	// Close waits for the sign-in; cancel (by Close, through o.end, or by
+	// a newer SignIn) ends it, and the connection it makes after.
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return "", fmt.Errorf("MCP server %q: %w", name, errClosed)
+	}
+	h.signIns.Add(1)
+	h.mu.Unlock()
 	o.mu.Lock()
 	ch := o.challenge
 	if ch == nil {
 		o.mu.Unlock()
+		h.signIns.Done()
 		return "", fmt.Errorf("MCP server %q needs no sign-in now", name)
+	}
+	req, err := http.NewRequest(http.MethodPost, ch.url, nil)
+	if err != nil {
+		o.mu.Unlock()
+		h.signIns.Done()
+		return "", err
 	}
 	if o.cancel != nil {
 		o.cancel()
 	}
-	flowCtx, cancel := context.WithTimeout(h.ctx, h.opts.OAuth.Wait)
+	signInCtx, cancel := context.WithCancel(h.ctx)
+	flowCtx, cancelFlow := context.WithTimeout(signInCtx, h.opts.OAuth.Wait)
+	req = req.WithContext(flowCtx)
 	o.gen++
 	gen := o.gen
 	o.cancel, o.waiting, o.lastErr = cancel, true, nil
 	o.mu.Unlock()
 	h.serverChanged()
 
-	req, err := http.NewRequestWithContext(flowCtx, http.MethodPost, ch.url, nil)
-	if err != nil {
-		cancel()
-		return "", err
-	}
 	resp := &http.Response{StatusCode: ch.status, Header: ch.header, Body: http.NoBody, Request: req}
 	shown := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
+		defer h.signIns.Done()
 		defer cancel()
 		err := o.authorizationCode(flowCtx, req, resp, redirectURL, func(u string) { shown <- u })
+		cancelFlow()
 		o.mu.Lock()
 		if o.gen == gen { // not ended by a newer sign-in, which speaks for itself
-			o.waiting, o.lastErr = false, err
+			o.waiting = false
 			if err == nil {
 				o.challenge = nil
+			} else { // a success keeps save's word, if any, on tokens not kept
+				o.lastErr = err
 			}
 		}
 		o.mu.Unlock()
 		if err == nil {
-			h.reconnect(name)
+			h.reconnect(signInCtx, name)
 		}
 		h.serverChanged()
 		done <- err
@@ -196,7 +216,7 @@ func (h *Hub) Callback(q url.Values) (string, error) {
 
 // reconnect connects anew a server that signed in while it was not
 // ready; a ready one (a step-up) uses the new token as it is.
-func (h *Hub) reconnect(name string) {
+func (h *Hub) reconnect(ctx context.Context, name string) {
 	h.mu.Lock()
 	i := -1
 	for j, s := range h.servers {
@@ -215,7 +235,7 @@ func (h *Hub) reconnect(name string) {
 	}
 	s := newServer(h.ctx, old.spec, name, h.opts, h.serverChanged)
 	s.oauth = old.oauth
-	_ = s.connect(h.ctx) // its state says how it went
+	_ = s.connect(ctx) // its state says how it went
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()

@@ -34,7 +34,9 @@ type signedIn struct {
 	AuthStyle    oauth2.AuthStyle `json:"auth_style"`
 	Scopes       []string         `json:"scopes,omitempty"`
 	Resource     string           `json:"resource,omitempty"`
-	Token        *oauth2.Token    `json:"token"`
+	// Issuer is the configured "issuer" the sign-in was checked against.
+	Issuer string        `json:"issuer,omitempty"`
+	Token  *oauth2.Token `json:"token"`
 }
 
 // tokenStore keeps sign-ins in files of their own, readable by the user

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,11 +28,20 @@ type browser struct {
 	t       *testing.T
 	as      *oauthtest.Server
 	approve bool
-	shown   int
+	// before, when set, runs before each approval.
+	before func()
+
+	mu    sync.Mutex
+	shown int
 }
 
 func (b *browser) open(server, authURL string) {
+	b.mu.Lock()
 	b.shown++
+	b.mu.Unlock()
+	if b.before != nil {
+		b.before()
+	}
 	back, err := b.as.Approve(authURL, b.approve)
 	if err != nil {
 		b.t.Errorf("approving the sign-in of %s: %v", server, err)
@@ -142,6 +152,50 @@ func TestOAuthRefresh(t *testing.T) {
 	}
 }
 
+// TestOAuthRefreshNotKept: a refreshed token that cannot be written down
+// still works, and the server's info says it was not kept. The refresh
+// runs on the SDK's goroutines while the page reads the info.
+func TestOAuthRefreshNotKept(t *testing.T) {
+	t.Parallel()
+	as := oauthtest.New(t, oauthtest.Options{TokenLifetime: 5 * time.Second})
+	dir := t.TempDir()
+	b := &browser{t: t, as: as, approve: true}
+	hub, err := connectOAuth(t, oauthSpec(as, nil), mcp.OAuthOptions{DataDir: dir, Open: b.open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A file where the folder was: no one, root included, can save there.
+	kept := filepath.Join(dir, "mcp-oauth")
+	if err := os.RemoveAll(kept); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kept, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	reading := make(chan struct{})
+	go func() {
+		defer close(reading)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_ = hub.Servers()
+			}
+		}
+	}()
+	_, err, _ = call(t, find(t, hub, "whoami"), `{}`)
+	close(stop)
+	<-reading
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := hub.Servers()[0]; !strings.Contains(s.SignInError, "could not be kept") {
+		t.Errorf("sign_in_error = %q; want that the tokens were not kept", s.SignInError)
+	}
+}
+
 func keptSuffix(t *testing.T, dir string) string {
 	files, _ := filepath.Glob(filepath.Join(dir, "mcp-oauth", "remote-*.json"))
 	if len(files) != 1 {
@@ -174,6 +228,44 @@ func TestOAuthStepUp(t *testing.T) {
 	}
 }
 
+// TestOAuthOneSignInAtATime: a token revoked while calls are in flight
+// has them all meet a 401; one sign-in, one link, answers them all.
+func TestOAuthOneSignInAtATime(t *testing.T) {
+	t.Parallel()
+	as := oauthtest.New(t, oauthtest.Options{})
+	b := &browser{t: t, as: as, approve: true}
+	hub, err := connectOAuth(t, oauthSpec(as, nil), mcp.OAuthOptions{Open: b.open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whoami := find(t, hub, "whoami")
+	const calls = 3
+	as.Revoke()
+	// The browser approves only once every call has met its 401, so
+	// that all of them ask while the sign-in is under way.
+	b.before = func() {
+		for as.Count("rejected") < calls {
+			select {
+			case <-t.Context().Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			if out, err, _ := call(t, whoami, `{}`); err != nil || !strings.Contains(out, "user "+oauthtest.User) {
+				t.Errorf("whoami after the revocation = %q, %v", out, err)
+			}
+		})
+	}
+	wg.Wait()
+	if b.shown != 2 {
+		t.Errorf("links shown %d; want 2, one at connecting and one after the revocation", b.shown)
+	}
+}
+
 // TestOAuthClientCredentials signs toolscope in with a client id and
 // secret, no browser, presenting the secret as the authorization
 // server's metadata allows.
@@ -199,6 +291,40 @@ func TestOAuthClientCredentials(t *testing.T) {
 			}
 		})
 	}
+	t.Run("issuer", func(t *testing.T) {
+		t.Parallel()
+		as := oauthtest.New(t, oauthtest.Options{ClientID: "ci", ClientSecret: "s3cret"})
+		dir := t.TempDir()
+		cfg := &mcp.OAuthConfig{Grant: mcp.GrantClientCredentials, ClientID: "ci", ClientSecret: "s3cret"}
+		before, err := connectOAuth(t, oauthSpec(as, cfg), mcp.OAuthOptions{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before.Close()
+		// The sign-in kept before "issuer" was set is not used: it was
+		// never checked against it.
+		cfg.Issuer = as.URL + "/"
+		hub, err := connectOAuth(t, oauthSpec(as, cfg), mcp.OAuthOptions{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err, _ := call(t, find(t, hub, "whoami"), `{}`); err != nil {
+			t.Fatal(err)
+		}
+		if n := as.Count("client_credentials"); n != 2 {
+			t.Errorf("token requests %d; want 2, the second under the issuer", n)
+		}
+	})
+	t.Run("another issuer", func(t *testing.T) {
+		t.Parallel()
+		as := oauthtest.New(t, oauthtest.Options{ClientID: "ci", ClientSecret: "s3cret"})
+		cfg := &mcp.OAuthConfig{Grant: mcp.GrantClientCredentials, ClientID: "ci", ClientSecret: "s3cret", Issuer: "https://auth.example.com"}
+		_, err := connectOAuth(t, oauthSpec(as, cfg), mcp.OAuthOptions{})
+		wantError(t, err, `MCP server "remote"`, `not the configured "issuer" https://auth.example.com`, `check "issuer"`)
+		if n := as.Count("client_credentials"); n != 0 {
+			t.Errorf("the token endpoint was asked %d times; want none", n)
+		}
+	})
 	t.Run("wrong secret", func(t *testing.T) {
 		t.Parallel()
 		as := oauthtest.New(t, oauthtest.Options{ClientID: "ci", ClientSecret: "s3cret"})
@@ -222,6 +348,22 @@ func TestOAuthFailuresSayWhatToDo(t *testing.T) {
 		if s := hub.Servers()[0]; s.State != mcp.StateFailed {
 			t.Errorf("state %s; want failed", s.State)
 		}
+		// The SDK's initialize after the failed server/discover gets the
+		// same answer, not a second link.
+		if b.shown != 1 {
+			t.Errorf("links shown %d; want 1", b.shown)
+		}
+	})
+	t.Run("another issuer", func(t *testing.T) {
+		t.Parallel()
+		as := oauthtest.New(t, oauthtest.Options{ClientID: "ci", ClientSecret: "s3cret"})
+		b := &browser{t: t, as: as, approve: true}
+		cfg := &mcp.OAuthConfig{ClientID: "ci", ClientSecret: "s3cret", Issuer: "https://auth.example.com"}
+		_, err := connectOAuth(t, oauthSpec(as, cfg), mcp.OAuthOptions{Open: b.open})
+		wantError(t, err, `MCP server "remote"`, `its authorization server is "`+as.URL+`", not the configured "issuer"`, `check "issuer"`)
+		if b.shown != 0 || as.Count("authorization_code") != 0 {
+			t.Errorf("links shown %d, code exchanges %d; want none", b.shown, as.Count("authorization_code"))
+		}
 	})
 	t.Run("registration refused", func(t *testing.T) {
 		t.Parallel()
@@ -229,8 +371,8 @@ func TestOAuthFailuresSayWhatToDo(t *testing.T) {
 		b := &browser{t: t, as: as, approve: true}
 		_, err := connectOAuth(t, oauthSpec(as, nil), mcp.OAuthOptions{Open: b.open})
 		wantError(t, err, `MCP server "remote"`, "refused to register toolscope", `"clientId"`)
-		if b.shown != 0 {
-			t.Error("a link was shown for a sign-in that could not start")
+		if b.shown != 0 || as.Count("register") != 1 {
+			t.Errorf("links shown %d, registrations tried %d; want 0 and 1", b.shown, as.Count("register"))
 		}
 	})
 	t.Run("authorization server unreachable", func(t *testing.T) {
@@ -314,6 +456,50 @@ func TestOAuthSignInFromThePage(t *testing.T) {
 	}
 }
 
+// TestOAuthCloseEndsThePageSignIn: closing the Hub ends a page sign-in
+// under way and waits for it, so nothing of it outlives Close: its
+// callback is refused, and the Hub takes no new sign-in.
+func TestOAuthCloseEndsThePageSignIn(t *testing.T) {
+	t.Parallel()
+	as := oauthtest.New(t, oauthtest.Options{})
+	hub, _ := connectOAuth(t, oauthSpec(as, nil), mcp.OAuthOptions{})
+	authURL, err := hub.SignIn(t.Context(), "remote", "http://127.0.0.1:8000"+mcp.CallbackPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := as.Approve(authURL, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(back)
+	hub.Close()
+	if s := hub.Servers()[0]; s.SignIn == "waiting" || s.State == mcp.StateReady {
+		t.Errorf("after Close: %+v; want the sign-in ended, unconnected", s)
+	}
+	if _, err := hub.Callback(u.Query()); !errors.Is(err, mcp.ErrUnknownState) {
+		t.Errorf("the callback after Close: %v; want ErrUnknownState", err)
+	}
+	if _, err := hub.SignIn(t.Context(), "remote", "http://127.0.0.1:8000"+mcp.CallbackPath); err == nil {
+		t.Error("SignIn after Close started a sign-in")
+	}
+}
+
+// TestOAuthCallbackPage: the page the browser comes back to claims no
+// more than it knows: the token exchange runs after it is written.
+func TestOAuthCallbackPage(t *testing.T) {
+	t.Parallel()
+	w := httptest.NewRecorder()
+	mcp.WriteCallbackPage(w, "remote", nil)
+	if body := w.Body.String(); w.Code != http.StatusOK || !strings.Contains(body, "Authorization received; toolscope is connecting to the MCP server &#34;remote&#34;") || strings.Contains(body, "Signed in") {
+		t.Errorf("callback page: %d %s", w.Code, body)
+	}
+	w = httptest.NewRecorder()
+	mcp.WriteCallbackPage(w, "", mcp.ErrUnknownState)
+	if body := w.Body.String(); w.Code != http.StatusBadRequest || !strings.Contains(body, "Not signed in") || !strings.Contains(body, "state mismatch") {
+		t.Errorf("callback page for a refused callback: %d %s", w.Code, body)
+	}
+}
+
 // TestOAuthConfig reads the "oauth" object of an MCP config, and refuses
 // one that cannot work with a message saying what to fix.
 func TestOAuthConfig(t *testing.T) {
@@ -326,22 +512,25 @@ func TestOAuthConfig(t *testing.T) {
 		}
 		return p
 	}
-	specs, err := mcp.LoadConfig(write(`{"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials", "clientId": "ci", "clientSecret": "${TEST_MCP_SECRET}", "scopes": ["read"]}}`))
+	specs, err := mcp.LoadConfig(write(`{"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials", "clientId": "ci", "clientSecret": "${TEST_MCP_SECRET}", "scopes": ["read"], "issuer": "https://auth.example.com"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := specs[0].OAuth; o == nil || o.ClientSecret != "from-env" || o.Grant != mcp.GrantClientCredentials || o.Scopes[0] != "read" {
+	if o := specs[0].OAuth; o == nil || o.ClientSecret != "from-env" || o.Grant != mcp.GrantClientCredentials || o.Scopes[0] != "read" || o.Issuer != "https://auth.example.com" {
 		t.Errorf("oauth = %+v", specs[0].OAuth)
 	}
 	for server, want := range map[string]string{
-		`{"url": "https://example.com/mcp", "oauth": {"client_id": "x"}}`:                                 `unknown field "client_id"`,
-		`{"url": "https://example.com/mcp", "oauth": {"grant": "password"}}`:                              `unknown "grant" "password"`,
-		`{"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials", "clientId": "x"}}`:   `needs "clientId" and "clientSecret"`,
-		`{"url": "https://example.com/mcp", "oauth": {"clientSecret": "${NO_SUCH_VARIABLE_SET}"}}`:        "$NO_SUCH_VARIABLE_SET is not set",
-		`{"url": "https://example.com/mcp", "oauth": {"clientMetadataUrl": "http://example.com/c.json"}}`: `must be an https URL with a path`,
-		`{"type": "sse", "url": "https://example.com/sse", "oauth": {}}`:                                  `streamable HTTP servers only`,
-		`{"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}, "oauth": {}}`:       `give one of them`,
-		`{"url": "https://example.com/mcp", "oauth": {"scopes": ["read write"]}}`:                         `a scope is one word`,
+		`{"url": "https://example.com/mcp", "oauth": {"client_id": "x"}}`:                                     `unknown field "client_id"`,
+		`{"url": "https://example.com/mcp", "oauth": {"grant": "password"}}`:                                  `unknown "grant" "password"`,
+		`{"url": "https://example.com/mcp", "oauth": {"grant": "client_credentials", "clientId": "x"}}`:       `needs "clientId" and "clientSecret"`,
+		`{"url": "https://example.com/mcp", "oauth": {"clientSecret": "${NO_SUCH_VARIABLE_SET}"}}`:            "$NO_SUCH_VARIABLE_SET is not set",
+		`{"url": "https://example.com/mcp", "oauth": {"clientMetadataUrl": "http://example.com/c.json"}}`:     `must be an https URL with a path`,
+		`{"type": "sse", "url": "https://example.com/sse", "oauth": {}}`:                                      `streamable HTTP servers only`,
+		`{"command": "some-server", "oauth": {}}`:                                                             `a stdio server takes its credentials from its "env"`,
+		`{"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}, "oauth": {}}`:           `give one of them`,
+		`{"url": "https://example.com/mcp", "oauth": {"scopes": ["read write"]}}`:                             `a scope is one word`,
+		`{"url": "https://example.com/mcp", "oauth": {"issuer": "https://auth.example.com"}}`:                 `give its "clientId" too`,
+		`{"url": "https://example.com/mcp", "oauth": {"clientId": "x", "issuer": "http://auth.example.com"}}`: `"issuer" must be the authorization server's https URL`,
 	} {
 		_, err := mcp.LoadConfig(write(server))
 		wantError(t, err, `server "remote"`, want)

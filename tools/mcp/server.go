@@ -66,6 +66,7 @@ type server struct {
 	// handshakeTimer ends a handshake that takes too long; a sign-in in
 	// a terminal holds it while the user is in the browser.
 	handshakeTimer *time.Timer
+	signInErr      *SignInError // a sign-in that failed while connecting (oauth.go)
 
 	shutdownOnce sync.Once
 	// exitedAtDiscover is set when a stdio server exits with

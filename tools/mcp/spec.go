@@ -100,6 +100,9 @@ func (s ServerSpec) check() error {
 		if s.URL != "" {
 			return errors.New("has both a command and a URL; give one of them")
 		}
+		if s.OAuth != nil { // else it would be dropped without a word
+			return s.OAuth.check(t, s.Headers)
+		}
 	case TransportHTTP, TransportSSE:
 		if !isURL(s.URL) {
 			return fmt.Errorf("the %s transport needs an http:// or https:// URL such as http://127.0.0.1:8765%s, not %q", t, endpoint[t], s.URL)

@@ -39,8 +39,9 @@ if (new URLSearchParams(location.search).has('token')) history.replaceState(null
 const chat = $('chat');
 const settings = $('settings');
 const dialog = new InputDialog($('input-dialog'));
-// A viewer's page has no Authorize: signing in is the operator's.
-if (!viewer) startOAuth();
+// A viewer's page has no Authorize: signing in is the operator's. The
+// tools panel a sign-in brings in has the catalog's boxes empty: fill them.
+if (!viewer) startOAuth({ panelReplaced: () => catalog?.load() });
 const health = new Health({ banner: $('health'), bannerText: $('health-text'), status: $('health-status'), model: $('set-model') }, { viewer });
 // A viewer's page has no composer, Stop or New conversation.
 const composer = $('composer') && new Composer({ form: $('composer'), message: $('message'), send: $('send'), error: $('composer-error'), chat, attachments: $('attachments') }, {

@@ -6,7 +6,7 @@
 // tokens with refresh tokens, and serves the client credentials grant.
 // The person who approves is always User. The MCP server offers "whoami" to any token, and "admin_report" only
 // to one with the "admin" scope: others get 403 insufficient_scope, to
-// step up.
+// step up; and one resource, "profile".
 package oauthtest
 
 import (
@@ -61,7 +61,7 @@ type Server struct {
 	codes    map[string]grant
 	access   map[string]issued
 	refresh  map[string]issued
-	counts   map[string]int // token requests by grant type, registrations as "register"
+	counts   map[string]int // token requests by grant type, registration requests as "register"
 	methods  []string       // client authentication used at the token endpoint, in order
 	verified int            // PKCE verifiers checked
 }
@@ -108,6 +108,10 @@ func New(t testing.TB, o Options) *Server {
 	sdk.AddTool(mcp, &sdk.Tool{Name: "admin_report", Description: "Needs the admin scope."}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "all systems nominal"}}}, nil, nil
 	})
+	// A resource, for a front end to list once signed in.
+	mcp.AddResource(&sdk.Resource{URI: "oauthtest://profile", Name: "profile", MIMEType: "text/plain", Description: "The signed-in user."}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "user " + req.Extra.TokenInfo.UserID}}}, nil
+	})
 	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mcp }, nil)
 	metadata := s.URL + "/.well-known/oauth-protected-resource/mcp"
 	bearer := auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metadata, Scopes: []string{"mcp"}})
@@ -137,6 +141,7 @@ func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*auth
 	defer s.mu.Unlock()
 	is, ok := s.access[token]
 	if !ok || time.Now().After(is.expires) {
+		s.counts["rejected"]++
 		return nil, auth.ErrInvalidToken
 	}
 	return &auth.TokenInfo{UserID: is.user, Scopes: is.scopes, Expiration: is.expires}, nil
@@ -166,6 +171,9 @@ func (s *Server) stepUp(next http.Handler, metadata string) http.Handler {
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.counts["register"]++
+	s.mu.Unlock()
 	if s.o.RefuseRegistration {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client_metadata", "error_description": "registration is closed"})
 		return
@@ -187,7 +195,6 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.clients[id] = c
-	s.counts["register"]++
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, resp)
 }
@@ -362,8 +369,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // Count is how many token requests of a grant type ("authorization_code",
-// "refresh_token", "client_credentials") the server had, or registrations
-// for "register".
+// "refresh_token", "client_credentials") the server had, or registration requests,
+// refused ones too, for "register", or bearer tokens the MCP server
+// refused (unknown, revoked or expired) for "rejected".
 func (s *Server) Count(what string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -399,6 +407,16 @@ func (s *Server) Tokens() []string {
 		out = append(out, t)
 	}
 	return out
+}
+
+// Revoke withdraws every token, access and refresh, as an authorization
+// server does when the user revokes toolscope's access: the next call
+// needs a new sign-in.
+func (s *Server) Revoke() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.access)
+	clear(s.refresh)
 }
 
 // Expire makes every access token stale, as time would.
