@@ -101,10 +101,12 @@ func (e *RefusedError) NotFound() bool {
 	return e.Code == jsonrpc.CodeInvalidParams || e.Code == -32002
 }
 
-// server finds a server by name.
+// server finds a server by name. It reads the servers under h.mu, as
+// list does: a sign-in from the page replaces a server's entry.
 func (h *Hub) server(name string) (*server, error) {
-	names := make([]string, len(h.servers))
-	for i, s := range h.servers {
+	servers := h.list()
+	names := make([]string, len(servers))
+	for i, s := range servers {
 		if s.name == name {
 			return s, nil
 		}
@@ -116,10 +118,11 @@ func (h *Hub) server(name string) (*server, error) {
 	return nil, fmt.Errorf("%w %q: the servers are %s", ErrNoServer, name, strings.Join(names, ", "))
 }
 
-// pick is the servers that name asks for: one, or every one for "".
+// pick is the servers that name asks for: one, or every one for "", in
+// a list of the caller's own.
 func (h *Hub) pick(name string) ([]*server, error) {
 	if name == "" {
-		return h.servers, nil
+		return h.list(), nil
 	}
 	s, err := h.server(name)
 	if err != nil {
