@@ -19,6 +19,9 @@ type ServerPrompts struct {
 	// Error says why listing them failed; the list is then the last that
 	// succeeded.
 	Error string `json:"error,omitempty"`
+	// Listing: the first listing, which runs once the server is ready,
+	// has not ended yet; the lists are empty until it has.
+	Listing bool `json:"listing,omitempty"`
 }
 
 // ErrPromptArguments is the error of a prompts/get that leaves out an
@@ -41,6 +44,7 @@ func (h *Hub) Prompts(name string) ([]ServerPrompts, error) {
 		caps := s.declared()
 		out[i].Offered = caps != nil && caps.Prompts != nil
 		c := s.catalog
+		out[i].Listing = c.firstListing()
 		c.mu.Lock()
 		out[i].Prompts, out[i].Error = orEmpty(c.prompts), c.promptsErr
 		c.mu.Unlock()
@@ -106,7 +110,7 @@ func (s *server) listPrompts(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
-		c.promptsErr = "listing its prompts failed: " + err.Error()
+		c.promptsErr = "listing its prompts failed: " + s.requestError(ctx, "prompts/list", err).Error()
 		s.logger.Warn("listing an MCP server's prompts failed", "error", err)
 		return
 	}

@@ -28,6 +28,9 @@ import (
 // catalog is what a server offers besides tools, as it last listed it.
 type catalog struct {
 	resourcesDue, promptsDue chan struct{} // a list_changed arrived
+	// listed is closed once the first listing, after the server
+	// connected, has ended, whether it worked or not.
+	listed chan struct{}
 
 	mu        sync.Mutex
 	resources []*sdk.Resource
@@ -38,7 +41,7 @@ type catalog struct {
 }
 
 func newCatalog() *catalog {
-	return &catalog{resourcesDue: make(chan struct{}, 1), promptsDue: make(chan struct{}, 1)}
+	return &catalog{resourcesDue: make(chan struct{}, 1), promptsDue: make(chan struct{}, 1), listed: make(chan struct{})}
 }
 
 // ServerResources is what one server offers to read.
@@ -53,6 +56,9 @@ type ServerResources struct {
 	// Error says why listing them failed; the lists are then the last
 	// that succeeded.
 	Error string `json:"error,omitempty"`
+	// Listing: the first listing, which runs once the server is ready,
+	// has not ended yet; the lists are empty until it has.
+	Listing bool `json:"listing,omitempty"`
 }
 
 // ErrNoServer is the error of a server name that the Hub does not know.
@@ -147,6 +153,7 @@ func (h *Hub) Resources(name string) ([]ServerResources, error) {
 		caps := s.declared()
 		out[i].Offered = caps != nil && caps.Resources != nil
 		c := s.catalog
+		out[i].Listing = c.firstListing()
 		c.mu.Lock()
 		out[i].Resources, out[i].Templates, out[i].Error = orEmpty(c.resources), orEmpty(c.templates), c.resourcesErr
 		c.mu.Unlock()
@@ -245,7 +252,7 @@ func (s *server) listResources(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
-		c.resourcesErr = "listing its resources failed: " + err.Error()
+		c.resourcesErr = "listing its resources failed: " + s.requestError(ctx, "resources/list", err).Error()
 		s.logger.Warn("listing an MCP server's resources failed", "error", err)
 		return
 	}
@@ -282,15 +289,13 @@ func due(c chan struct{}) {
 	}
 }
 
-// listCatalog lists the server's resources and prompts, when it connects.
-func (s *server) listCatalog(ctx context.Context) {
-	s.listResources(ctx)
-	s.listPrompts(ctx)
-}
-
-// refreshCatalog lists resources or prompts again as the server announces
-// changes, until the connection ends.
+// refreshCatalog lists the server's resources and prompts once it is
+// ready, then again as the server announces changes, until the
+// connection ends. Each listing has the Hub's Timeout of its own.
 func (s *server) refreshCatalog() {
+	s.listWithin(s.listResources)
+	s.listWithin(s.listPrompts)
+	close(s.catalog.listed)
 	for {
 		list := s.listResources
 		select {
@@ -300,9 +305,42 @@ func (s *server) refreshCatalog() {
 		case <-s.catalog.promptsDue:
 			list = s.listPrompts
 		}
-		ctx, cancel := context.WithTimeout(s.ctx, s.opts.Timeout)
-		list(ctx)
-		cancel()
+		s.listWithin(list)
+	}
+}
+
+// listWithin runs list, bounded by the Hub's Timeout and the connection.
+func (s *server) listWithin(list func(context.Context)) {
+	ctx, cancel := s.requestContext(s.ctx)
+	defer cancel()
+	list(ctx)
+}
+
+// WaitCatalog waits until every ready server has ended the first listing
+// of its resources and prompts, which runs once it is ready, or until
+// ctx ends. Before, Resources and Prompts report those servers with
+// Listing set.
+func (h *Hub) WaitCatalog(ctx context.Context) error {
+	for _, s := range h.list() {
+		if s.currentState() != StateReady {
+			continue
+		}
+		select {
+		case <-s.catalog.listed:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	return nil
+}
+
+// firstListing tells whether the first listing is still under way.
+func (c *catalog) firstListing() bool {
+	select {
+	case <-c.listed:
+		return false
+	default:
+		return true
 	}
 }
 
