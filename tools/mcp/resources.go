@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolscope/toolscope/tools"
 )
 
 // Besides tools, a server may offer resources (data a client reads by
@@ -201,7 +202,7 @@ func (h *Hub) ReadResource(ctx context.Context, name, uri string) (*sdk.ReadReso
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.requestContext(ctx)
+	ctx, cancel := s.requestContext(ctx, "resources/read")
 	defer cancel()
 	res, err := session.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
@@ -211,14 +212,36 @@ func (h *Hub) ReadResource(ctx context.Context, name, uri string) (*sdk.ReadReso
 }
 
 // requestContext bounds a request made on a user's behalf by the Hub's
-// Timeout and by the connection.
-func (s *server) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+// Timeout and by the connection. Its Asker refuses whatever the server
+// asks during it: asks.go would otherwise hand the ask to the run of
+// another call in flight, whose person or model has nothing to do with
+// the side panel.
+func (s *server) requestContext(ctx context.Context, method string) (context.Context, context.CancelFunc) {
+	ctx = tools.WithAsker(ctx, nobodyAsks{method})
 	ctx, cancel := context.WithTimeoutCause(ctx, s.opts.Timeout, errCallTimeout)
 	stop := context.AfterFunc(s.ctx, cancel)
 	return ctx, func() {
 		stop()
 		cancel()
 	}
+}
+
+// nobodyAsks is the Asker of a request the Hub makes itself, from the
+// side panel: nobody is there to answer.
+type nobodyAsks struct{ method string }
+
+func (n nobodyAsks) Elicit(context.Context, tools.Elicitation) (tools.ElicitReply, error) {
+	return tools.ElicitReply{}, n.refuse()
+}
+
+func (n nobodyAsks) Sample(context.Context, tools.SamplingRequest) (tools.SamplingReply, error) {
+	return tools.SamplingReply{}, n.refuse()
+}
+
+func (nobodyAsks) ElicitationCompleted(string) {}
+
+func (n nobodyAsks) refuse() error {
+	return fmt.Errorf("toolscope asks nobody during a %s from the side panel", n.method)
 }
 
 // requestError words the failure of a request other than a tool call.
@@ -311,7 +334,7 @@ func (s *server) refreshCatalog() {
 
 // listWithin runs list, bounded by the Hub's Timeout and the connection.
 func (s *server) listWithin(list func(context.Context)) {
-	ctx, cancel := s.requestContext(s.ctx)
+	ctx, cancel := s.requestContext(s.ctx, "listing")
 	defer cancel()
 	list(ctx)
 }

@@ -1,9 +1,32 @@
 package mcp
 
 import (
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolscope/toolscope/tools"
 )
+
+// A request from the side panel carries an Asker that refuses every ask,
+// so that asks.go finds it before any run's call in flight.
+func TestPanelRequestsAskNobody(t *testing.T) {
+	opts := Options{}.withDefaults()
+	s := newServer(t.Context(), ServerSpec{Name: "a", Command: "true"}, "a", opts, func() {})
+	ctx, cancel := s.requestContext(t.Context(), "resources/read")
+	defer cancel()
+	a, err := s.asker(ctx, "elicitation/create")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "toolscope asks nobody during a resources/read from the side panel"
+	if _, err := a.Elicit(ctx, tools.Elicitation{}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Elicit = %v, want %q", err, want)
+	}
+	if _, err := a.Sample(ctx, tools.SamplingRequest{}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Sample = %v, want %q", err, want)
+	}
+}
 
 // A sign-in from the page swaps a server's entry under h.mu while the
 // side panel lists resources and prompts: with -race, this fails if the
