@@ -57,6 +57,13 @@ func start(t *testing.T, s setup) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if mcpHub := e.MCP(); mcpHub != nil {
+		// The servers' resources and prompts are listed once they are
+		// ready, after Start: the routes' tests read them.
+		if err := mcpHub.WaitCatalog(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if s.keep == 0 {
 		s.keep = 10
 	}

@@ -19,6 +19,9 @@ type ServerPrompts struct {
 	// Error says why listing them failed; the list is then the last that
 	// succeeded.
 	Error string `json:"error,omitempty"`
+	// Listing: the first listing, which runs once the server is ready,
+	// has not ended yet; the lists are empty until it has.
+	Listing bool `json:"listing,omitempty"`
 }
 
 // ErrPromptArguments is the error of a prompts/get that leaves out an
@@ -41,6 +44,7 @@ func (h *Hub) Prompts(name string) ([]ServerPrompts, error) {
 		caps := s.declared()
 		out[i].Offered = caps != nil && caps.Prompts != nil
 		c := s.catalog
+		out[i].Listing = c.firstListing()
 		c.mu.Lock()
 		out[i].Prompts, out[i].Error = orEmpty(c.prompts), c.promptsErr
 		c.mu.Unlock()
@@ -67,7 +71,7 @@ func (h *Hub) GetPrompt(ctx context.Context, name, prompt string, args map[strin
 	if missing := s.catalog.missingArguments(prompt, args); len(missing) > 0 {
 		return nil, kindOf{fmt.Errorf("prompt %q of MCP server %q needs %s", prompt, s.name, strings.Join(missing, ", ")), ErrPromptArguments}
 	}
-	ctx, cancel := s.requestContext(ctx)
+	ctx, cancel := s.requestContext(ctx, "prompts/get")
 	defer cancel()
 	res, err := session.GetPrompt(askingRequest(ctx, "prompts/get"), &sdk.GetPromptParams{Name: prompt, Arguments: args})
 	if err != nil {
@@ -106,7 +110,7 @@ func (s *server) listPrompts(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
-		c.promptsErr = "listing its prompts failed: " + err.Error()
+		c.promptsErr = "listing its prompts failed: " + s.requestError(ctx, "prompts/list", err).Error()
 		s.logger.Warn("listing an MCP server's prompts failed", "error", err)
 		return
 	}

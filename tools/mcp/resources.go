@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolscope/toolscope/tools"
 )
 
 // Besides tools, a server may offer resources (data a client reads by
@@ -28,6 +29,9 @@ import (
 // catalog is what a server offers besides tools, as it last listed it.
 type catalog struct {
 	resourcesDue, promptsDue chan struct{} // a list_changed arrived
+	// listed is closed once the first listing, after the server
+	// connected, has ended, whether it worked or not.
+	listed chan struct{}
 
 	mu        sync.Mutex
 	resources []*sdk.Resource
@@ -38,7 +42,7 @@ type catalog struct {
 }
 
 func newCatalog() *catalog {
-	return &catalog{resourcesDue: make(chan struct{}, 1), promptsDue: make(chan struct{}, 1)}
+	return &catalog{resourcesDue: make(chan struct{}, 1), promptsDue: make(chan struct{}, 1), listed: make(chan struct{})}
 }
 
 // ServerResources is what one server offers to read.
@@ -53,6 +57,9 @@ type ServerResources struct {
 	// Error says why listing them failed; the lists are then the last
 	// that succeeded.
 	Error string `json:"error,omitempty"`
+	// Listing: the first listing, which runs once the server is ready,
+	// has not ended yet; the lists are empty until it has.
+	Listing bool `json:"listing,omitempty"`
 }
 
 // ErrNoServer is the error of a server name that the Hub does not know.
@@ -101,10 +108,12 @@ func (e *RefusedError) NotFound() bool {
 	return e.Code == jsonrpc.CodeInvalidParams || e.Code == -32002
 }
 
-// server finds a server by name.
+// server finds a server by name. It reads the servers under h.mu, as
+// list does: a sign-in from the page replaces a server's entry.
 func (h *Hub) server(name string) (*server, error) {
-	names := make([]string, len(h.servers))
-	for i, s := range h.servers {
+	servers := h.list()
+	names := make([]string, len(servers))
+	for i, s := range servers {
 		if s.name == name {
 			return s, nil
 		}
@@ -116,10 +125,11 @@ func (h *Hub) server(name string) (*server, error) {
 	return nil, fmt.Errorf("%w %q: the servers are %s", ErrNoServer, name, strings.Join(names, ", "))
 }
 
-// pick is the servers that name asks for: one, or every one for "".
+// pick is the servers that name asks for: one, or every one for "", in
+// a list of the caller's own.
 func (h *Hub) pick(name string) ([]*server, error) {
 	if name == "" {
-		return h.servers, nil
+		return h.list(), nil
 	}
 	s, err := h.server(name)
 	if err != nil {
@@ -144,6 +154,7 @@ func (h *Hub) Resources(name string) ([]ServerResources, error) {
 		caps := s.declared()
 		out[i].Offered = caps != nil && caps.Resources != nil
 		c := s.catalog
+		out[i].Listing = c.firstListing()
 		c.mu.Lock()
 		out[i].Resources, out[i].Templates, out[i].Error = orEmpty(c.resources), orEmpty(c.templates), c.resourcesErr
 		c.mu.Unlock()
@@ -191,7 +202,7 @@ func (h *Hub) ReadResource(ctx context.Context, name, uri string) (*sdk.ReadReso
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.requestContext(ctx)
+	ctx, cancel := s.requestContext(ctx, "resources/read")
 	defer cancel()
 	res, err := session.ReadResource(askingRequest(ctx, "resources/read"), &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
@@ -201,14 +212,36 @@ func (h *Hub) ReadResource(ctx context.Context, name, uri string) (*sdk.ReadReso
 }
 
 // requestContext bounds a request made on a user's behalf by the Hub's
-// Timeout and by the connection.
-func (s *server) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+// Timeout and by the connection. Its Asker refuses whatever the server
+// asks during it: asks.go would otherwise hand the ask to the run of
+// another call in flight, whose person or model has nothing to do with
+// the side panel.
+func (s *server) requestContext(ctx context.Context, method string) (context.Context, context.CancelFunc) {
+	ctx = tools.WithAsker(ctx, nobodyAsks{method})
 	ctx, cancel := context.WithTimeoutCause(ctx, s.opts.Timeout, errCallTimeout)
 	stop := context.AfterFunc(s.ctx, cancel)
 	return ctx, func() {
 		stop()
 		cancel()
 	}
+}
+
+// nobodyAsks is the Asker of a request the Hub makes itself, from the
+// side panel: nobody is there to answer.
+type nobodyAsks struct{ method string }
+
+func (n nobodyAsks) Elicit(context.Context, tools.Elicitation) (tools.ElicitReply, error) {
+	return tools.ElicitReply{}, n.refuse()
+}
+
+func (n nobodyAsks) Sample(context.Context, tools.SamplingRequest) (tools.SamplingReply, error) {
+	return tools.SamplingReply{}, n.refuse()
+}
+
+func (nobodyAsks) ElicitationCompleted(string) {}
+
+func (n nobodyAsks) refuse() error {
+	return fmt.Errorf("toolscope asks nobody during a %s from the side panel", n.method)
 }
 
 // requestError words the failure of a request other than a tool call.
@@ -242,7 +275,7 @@ func (s *server) listResources(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
-		c.resourcesErr = "listing its resources failed: " + err.Error()
+		c.resourcesErr = "listing its resources failed: " + s.requestError(ctx, "resources/list", err).Error()
 		s.logger.Warn("listing an MCP server's resources failed", "error", err)
 		return
 	}
@@ -279,15 +312,13 @@ func due(c chan struct{}) {
 	}
 }
 
-// listCatalog lists the server's resources and prompts, when it connects.
-func (s *server) listCatalog(ctx context.Context) {
-	s.listResources(ctx)
-	s.listPrompts(ctx)
-}
-
-// refreshCatalog lists resources or prompts again as the server announces
-// changes, until the connection ends.
+// refreshCatalog lists the server's resources and prompts once it is
+// ready, then again as the server announces changes, until the
+// connection ends. Each listing has the Hub's Timeout of its own.
 func (s *server) refreshCatalog() {
+	s.listWithin(s.listResources)
+	s.listWithin(s.listPrompts)
+	close(s.catalog.listed)
 	for {
 		list := s.listResources
 		select {
@@ -297,9 +328,42 @@ func (s *server) refreshCatalog() {
 		case <-s.catalog.promptsDue:
 			list = s.listPrompts
 		}
-		ctx, cancel := context.WithTimeout(s.ctx, s.opts.Timeout)
-		list(ctx)
-		cancel()
+		s.listWithin(list)
+	}
+}
+
+// listWithin runs list, bounded by the Hub's Timeout and the connection.
+func (s *server) listWithin(list func(context.Context)) {
+	ctx, cancel := s.requestContext(s.ctx, "listing")
+	defer cancel()
+	list(ctx)
+}
+
+// WaitCatalog waits until every ready server has ended the first listing
+// of its resources and prompts, which runs once it is ready, or until
+// ctx ends. Before, Resources and Prompts report those servers with
+// Listing set.
+func (h *Hub) WaitCatalog(ctx context.Context) error {
+	for _, s := range h.list() {
+		if s.currentState() != StateReady {
+			continue
+		}
+		select {
+		case <-s.catalog.listed:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	return nil
+}
+
+// firstListing tells whether the first listing is still under way.
+func (c *catalog) firstListing() bool {
+	select {
+	case <-c.listed:
+		return false
+	default:
+		return true
 	}
 }
 

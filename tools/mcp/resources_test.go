@@ -13,6 +13,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolscope/toolscope/mcpserver"
 	"github.com/toolscope/toolscope/tools/mcp"
 	"github.com/toolscope/toolscope/tools/mcp/askstest"
 )
@@ -89,7 +90,7 @@ func TestResources(t *testing.T) {
 	for _, transport := range []string{mcp.TransportStdio, mcp.TransportHTTP} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			hub := connect(t, quick, spec(t, "library", transport), spec(t, "calculator", transport))
+			hub := connectListed(t, quick, spec(t, "library", transport), spec(t, "calculator", transport))
 
 			all, err := hub.Resources("")
 			if err != nil || len(all) != 2 {
@@ -145,6 +146,56 @@ func TestResources(t *testing.T) {
 	}
 }
 
+// connectListed connects to specs, as connect does, and waits for the
+// first listing of their resources and prompts, which follows.
+func connectListed(t *testing.T, opts mcp.Options, specs ...mcp.ServerSpec) *mcp.Hub {
+	t.Helper()
+	hub := connect(t, opts, specs...)
+	if err := hub.WaitCatalog(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return hub
+}
+
+// A server whose resources/list never answers is ready all the same,
+// with its tools: the listing runs after the handshake, under the Hub's
+// Timeout, and its failure shows on the server's resources only.
+func TestSlowCatalogLeavesToolsAlone(t *testing.T) {
+	release := make(chan struct{})
+	s := mcpserver.Calculator()
+	s.AddResource(&sdk.Resource{URI: "slow://one", Name: "one"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return nil, errors.New("unreachable")
+	})
+	s.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "resources/list" {
+				select { // as a server stuck in its listing
+				case <-ctx.Done():
+				case <-release:
+				}
+				return nil, errors.New("released")
+			}
+			return next(ctx, method, req)
+		}
+	})
+	opts := quick
+	opts.HandshakeTimeout = 5 * time.Second
+	opts.Timeout = 300 * time.Millisecond
+	hub := connect(t, opts, overHTTP(t, "stuck", s, mcpserver.TransportHTTP))
+	t.Cleanup(func() { close(release) }) // before the server closes
+	if len(hub.Tools()) == 0 {
+		t.Fatal("the server's tools are missing")
+	}
+	if err := hub.WaitCatalog(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := hub.Resources("stuck")
+	if err != nil || rs[0].State != mcp.StateReady || rs[0].Listing || len(rs[0].Resources) != 0 {
+		t.Fatalf("Resources(stuck) = %+v, %v", rs, err)
+	}
+	wantError(t, errors.New(rs[0].Error), "listing its resources failed", "did not answer resources/list within 300ms")
+}
+
 func resourceURIs(rs []*sdk.Resource) []string {
 	var uris []string
 	for _, r := range rs {
@@ -155,7 +206,7 @@ func resourceURIs(rs []*sdk.Resource) []string {
 }
 
 func TestPrompts(t *testing.T) {
-	hub := connect(t, quick, stdio("library"))
+	hub := connectListed(t, quick, stdio("library"))
 	all, err := hub.Prompts("library")
 	if err != nil || len(all) != 1 || !all[0].Offered {
 		t.Fatalf("Prompts = %+v, %v", all, err)
@@ -291,7 +342,7 @@ func TestServerEverythingResourcesAndPrompts(t *testing.T) {
 	root := t.TempDir()
 	opts := quick
 	opts.Roots = []string{root}
-	hub := connect(t, opts, everything(t))
+	hub := connectListed(t, opts, everything(t))
 	rs, err := hub.Resources("everything")
 	if err != nil || !rs[0].Offered || len(rs[0].Resources) == 0 || len(rs[0].Templates) == 0 {
 		t.Fatalf("server-everything's resources = %+v, %v", rs, err)

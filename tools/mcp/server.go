@@ -144,9 +144,6 @@ func (s *server) connect(ctx context.Context) error {
 	if err == nil {
 		err = s.listTools(s.ctx)
 	}
-	if err == nil {
-		s.listCatalog(s.ctx)
-	}
 	// From here on only the hub may end the connection. A timer or a
 	// context that fired just now is cancelling it, though: wait for that.
 	if !timer.Stop() || !stopOnCancel() {
@@ -178,6 +175,8 @@ func (s *server) connect(ctx context.Context) error {
 	s.logger.Info("MCP server connected", "transport", s.spec.transport(), "protocol", protocol, "tools", n)
 	go s.watch()
 	go s.refreshTools()
+	// Its resources and prompts are listed now, off the handshake: a
+	// listing that is slow or fails leaves the server and its tools be.
 	go s.refreshCatalog()
 	return nil
 }
