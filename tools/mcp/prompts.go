@@ -71,7 +71,7 @@ func (h *Hub) GetPrompt(ctx context.Context, name, prompt string, args map[strin
 	if missing := s.catalog.missingArguments(prompt, args); len(missing) > 0 {
 		return nil, kindOf{fmt.Errorf("prompt %q of MCP server %q needs %s", prompt, s.name, strings.Join(missing, ", ")), ErrPromptArguments}
 	}
-	ctx, cancel := s.requestContext(ctx, "prompts/get")
+	ctx, cancel := s.requestContext(ctx)
 	defer cancel()
 	res, err := session.GetPrompt(askingRequest(ctx, "prompts/get"), &sdk.GetPromptParams{Name: prompt, Arguments: args})
 	if err != nil {

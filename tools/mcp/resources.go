@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolscope/toolscope/tools"
 )
 
 // Besides tools, a server may offer resources (data a client reads by
@@ -202,7 +201,7 @@ func (h *Hub) ReadResource(ctx context.Context, name, uri string) (*sdk.ReadReso
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.requestContext(ctx, "resources/read")
+	ctx, cancel := s.requestContext(ctx)
 	defer cancel()
 	res, err := session.ReadResource(askingRequest(ctx, "resources/read"), &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
@@ -212,36 +211,14 @@ func (h *Hub) ReadResource(ctx context.Context, name, uri string) (*sdk.ReadReso
 }
 
 // requestContext bounds a request made on a user's behalf by the Hub's
-// Timeout and by the connection. Its Asker refuses whatever the server
-// asks during it: asks.go would otherwise hand the ask to the run of
-// another call in flight, whose person or model has nothing to do with
-// the side panel.
-func (s *server) requestContext(ctx context.Context, method string) (context.Context, context.CancelFunc) {
-	ctx = tools.WithAsker(ctx, nobodyAsks{method})
+// Timeout and by the connection.
+func (s *server) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeoutCause(ctx, s.opts.Timeout, errCallTimeout)
 	stop := context.AfterFunc(s.ctx, cancel)
 	return ctx, func() {
 		stop()
 		cancel()
 	}
-}
-
-// nobodyAsks is the Asker of a request the Hub makes itself, from the
-// side panel: nobody is there to answer.
-type nobodyAsks struct{ method string }
-
-func (n nobodyAsks) Elicit(context.Context, tools.Elicitation) (tools.ElicitReply, error) {
-	return tools.ElicitReply{}, n.refuse()
-}
-
-func (n nobodyAsks) Sample(context.Context, tools.SamplingRequest) (tools.SamplingReply, error) {
-	return tools.SamplingReply{}, n.refuse()
-}
-
-func (nobodyAsks) ElicitationCompleted(string) {}
-
-func (n nobodyAsks) refuse() error {
-	return fmt.Errorf("toolscope asks nobody during a %s from the side panel", n.method)
 }
 
 // requestError words the failure of a request other than a tool call.
@@ -334,7 +311,7 @@ func (s *server) refreshCatalog() {
 
 // listWithin runs list, bounded by the Hub's Timeout and the connection.
 func (s *server) listWithin(list func(context.Context)) {
-	ctx, cancel := s.requestContext(s.ctx, "listing")
+	ctx, cancel := s.requestContext(s.ctx)
 	defer cancel()
 	list(ctx)
 }

@@ -4,27 +4,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/toolscope/toolscope/tools"
 )
 
-// A request from the side panel carries an Asker that refuses every ask,
-// so that asks.go finds it before any run's call in flight.
+// An ask during a request from the side panel is refused, not handed to
+// a run's call in flight, whose person or model has nothing to do with it.
 func TestPanelRequestsAskNobody(t *testing.T) {
 	opts := Options{}.withDefaults()
 	s := newServer(t.Context(), ServerSpec{Name: "a", Command: "true"}, "a", opts, func() {})
-	ctx, cancel := s.requestContext(t.Context(), "resources/read")
-	defer cancel()
-	a, err := s.asker(ctx, "elicitation/create")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "toolscope asks nobody during a resources/read from the side panel"
-	if _, err := a.Elicit(ctx, tools.Elicitation{}); err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("Elicit = %v, want %q", err, want)
-	}
-	if _, err := a.Sample(ctx, tools.SamplingRequest{}); err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("Sample = %v, want %q", err, want)
+	for _, method := range []string{"resources/read", "prompts/get"} {
+		_, err := s.asker(askingRequest(t.Context(), method), "elicitation/create")
+		if want := "not during " + method; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("an ask during %s: %v, want a refusal saying %q", method, err, want)
+		}
 	}
 }
 
