@@ -266,11 +266,12 @@ func (o *oauthClient) authorize(ctx context.Context, s *server, req *http.Reques
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	stepUp := resp.StatusCode == http.StatusForbidden
 	if stepUp && bearerParam(challenges, "error") != "insufficient_scope" ||
-		!stepUp && o.unconfigured() && !slices.ContainsFunc(challenges, func(c oauthex.Challenge) bool { return c.Scheme == "bearer" }) {
+		!stepUp && o.unconfigured() && !o.advertised(ctx, req.URL, challenges) {
 		// Not a question OAuth answers: a 403 for another reason, or a
-		// 401 from a server configured for no OAuth that names no Bearer
-		// scheme. Returning nil has the SDK ask once more and report the
-		// status as it would without OAuth.
+		// 401 from a server configured for no OAuth that says nowhere
+		// where its OAuth metadata is (one that wants a static token, as
+		// toolscope's own bridge does). Returning nil has the SDK ask once
+		// more and report the status as it would without OAuth.
 		drain(resp)
 		return nil
 	}
@@ -282,6 +283,32 @@ func (o *oauthClient) authorize(ctx context.Context, s *server, req *http.Reques
 		return o.await(req, resp, challenges)
 	}
 	return o.signInOnce(ctx, s, req, resp)
+}
+
+// advertised reports whether a server that answered 401 says where its
+// OAuth metadata is, as the MCP authorization spec has it: a Bearer
+// challenge's resource_metadata, or protected-resource metadata at the
+// well-known address of its endpoint or of its root.
+func (o *oauthClient) advertised(ctx context.Context, endpoint *url.URL, challenges []oauthex.Challenge) bool {
+	if !slices.ContainsFunc(challenges, func(c oauthex.Challenge) bool { return c.Scheme == "bearer" }) {
+		return false
+	}
+	if bearerParam(challenges, "resource_metadata") != "" {
+		return true
+	}
+	resource := *endpoint
+	resource.RawQuery, resource.Fragment = "", ""
+	root := resource
+	root.Path = ""
+	for _, at := range []struct{ metadata, resource url.URL }{
+		{url.URL{Scheme: resource.Scheme, Host: resource.Host, Path: "/.well-known/oauth-protected-resource/" + strings.TrimLeft(resource.Path, "/")}, resource},
+		{url.URL{Scheme: resource.Scheme, Host: resource.Host, Path: "/.well-known/oauth-protected-resource"}, root},
+	} {
+		if _, err := oauthex.GetProtectedResourceMetadata(ctx, at.metadata.String(), at.resource.String(), o.http); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // terminalSignIn is a sign-in from a terminal under way; done is closed
