@@ -33,6 +33,9 @@ const maxAttached = 8
 func (s *Server) mcpResources(c *fiber.Ctx) error {
 	hub := s.cfg.Engine.MCP()
 	if hub == nil {
+		if name := c.Query("server"); name != "" {
+			return mcpError(noServer(name), "")
+		}
 		return writeJSON(c, fiber.StatusOK, fiber.Map{"servers": []mcp.ServerResources{}})
 	}
 	list, err := hub.Resources(c.Query("server"))
@@ -45,6 +48,9 @@ func (s *Server) mcpResources(c *fiber.Ctx) error {
 func (s *Server) mcpPrompts(c *fiber.Ctx) error {
 	hub := s.cfg.Engine.MCP()
 	if hub == nil {
+		if name := c.Query("server"); name != "" {
+			return mcpError(noServer(name), "")
+		}
 		return writeJSON(c, fiber.StatusOK, fiber.Map{"servers": []mcp.ServerPrompts{}})
 	}
 	list, err := hub.Prompts(c.Query("server"))
@@ -52,6 +58,11 @@ func (s *Server) mcpPrompts(c *fiber.Ctx) error {
 		return mcpError(err, "")
 	}
 	return writeJSON(c, fiber.StatusOK, fiber.Map{"servers": list})
+}
+
+// noServer is the error of a server named where toolscope has none.
+func noServer(name string) error {
+	return fmt.Errorf("%w %q: toolscope was started with no MCP servers", mcp.ErrNoServer, name)
 }
 
 // resourceContent is one content of a resource read: its text, or its
@@ -85,7 +96,7 @@ func (s *Server) readMCPResource(c *fiber.Ctx) error {
 func (s *Server) readResource(ctx context.Context, server, uri string) (*sdk.ReadResourceResult, error) {
 	hub := s.cfg.Engine.MCP()
 	if hub == nil {
-		return nil, fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no MCP server %q: toolscope was started with no MCP servers", server))
+		return nil, mcpError(noServer(server), "")
 	}
 	res, err := hub.ReadResource(ctx, server, uri)
 	if err != nil {
@@ -130,7 +141,7 @@ func (s *Server) getMCPPrompt(c *fiber.Ctx) error {
 	}
 	hub := s.cfg.Engine.MCP()
 	if hub == nil {
-		return fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no MCP server %q: toolscope was started with no MCP servers", req.Server))
+		return mcpError(noServer(req.Server), "")
 	}
 	res, err := hub.GetPrompt(c.UserContext(), req.Server, req.Name, req.Arguments)
 	if err != nil {

@@ -187,4 +187,8 @@ func TestMCPRoutesWithoutServers(t *testing.T) {
 	}
 	resp, body := ts.call(t, "GET", readPath("any", "x://y"), "", nil)
 	wantErrorSays(t, "reading with no servers", resp, body, http.StatusNotFound, "toolscope was started with no MCP servers")
+	for _, path := range []string{"/api/mcp/resources?server=any", "/api/mcp/prompts?server=any"} {
+		resp, body := ts.call(t, "GET", path, "", nil)
+		wantErrorSays(t, path+" with no servers", resp, body, http.StatusNotFound, `no MCP server "any": toolscope was started with no MCP servers`)
+	}
 }
