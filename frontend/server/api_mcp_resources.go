@@ -102,6 +102,7 @@ func (s *Server) readResource(ctx context.Context, server, uri string) (*sdk.Rea
 	if err != nil {
 		return nil, mcpError(err, uri)
 	}
+	total := 0
 	for _, rc := range res.Contents {
 		kind, n := "text", len(rc.Text)
 		if rc.Blob != nil {
@@ -113,6 +114,13 @@ func (s *Server) readResource(ctx context.Context, server, uri string) (*sdk.Rea
 				"resource %q of MCP server %q is a %s of %s, more than the %s toolscope shows or attaches; read it with another MCP client",
 				rc.URI, server, kind, byteSize(n), byteSize(maxResourceBytes)))
 		}
+		total += n
+	}
+	if total > maxResourceBytes {
+		// Many contents, each under the limit, are no way around it.
+		return nil, fiber.NewError(fiber.StatusUnprocessableEntity, fmt.Sprintf(
+			"resource %q of MCP server %q holds %d contents of %s in all, more than the %s toolscope shows or attaches; read it with another MCP client",
+			uri, server, len(res.Contents), byteSize(total), byteSize(maxResourceBytes)))
 	}
 	return res, nil
 }
@@ -193,6 +201,7 @@ func (s *Server) withResources(ctx context.Context, refs []attachedResource, mes
 		return "", fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf(`"resources": %d attached, more than the %d a request may attach`, len(refs), maxAttached))
 	}
 	parts := make([]string, 0, len(refs)+1)
+	attached := 0
 	for i, ref := range refs {
 		if ref.Server == "" || ref.URI == "" {
 			return "", fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf(`"resources"[%d]: name the resource: {"server": "…", "uri": "…"}`, i))
@@ -206,6 +215,10 @@ func (s *Server) withResources(ctx context.Context, refs []attachedResource, mes
 			return "", err
 		}
 		parts = append(parts, mcp.AttachedResource(ref.Server, res))
+		if attached += len(parts[i]); attached > maxResourceBytes {
+			return "", fiber.NewError(fiber.StatusUnprocessableEntity, fmt.Sprintf(
+				`"resources": the %d resources attached come to more than the %s a request may attach; attach fewer`, i+1, byteSize(maxResourceBytes)))
+		}
 	}
 	return strings.Join(append(parts, message), "\n\n"), nil
 }

@@ -19,7 +19,8 @@ import (
 )
 
 // librarySpec serves, over streamable HTTP, an MCP server with a text
-// resource, a small blob, a blob too large to show, a template and a
+// resource, a small blob, a blob too large to show, a text that fits
+// once but not twice, three contents too large together, a template and a
 // prompt.
 func librarySpec(t *testing.T) mcp.ServerSpec {
 	s := sdk.NewServer(&sdk.Implementation{Name: "library", Version: "test"}, nil)
@@ -32,6 +33,12 @@ func librarySpec(t *testing.T) mcp.ServerSpec {
 	resource("library://notes.txt", "text/plain", "Buy milk.", nil)
 	resource("library://dot.png", "image/png", "", []byte{1, 2, 3})
 	resource("library://huge.bin", "application/octet-stream", "", make([]byte, 2<<20))
+	resource("library://big.txt", "text/plain", strings.Repeat("x", 700<<10), nil)
+	s.AddResource(&sdk.Resource{URI: "library://volumes", Name: "volumes"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			volume := &sdk.ResourceContents{URI: "library://volumes", MIMEType: "text/plain", Text: strings.Repeat("v", 600<<10)}
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{volume, volume, volume}}, nil
+		})
 	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "library://shelf/{n}", Name: "shelf"},
 		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) { return nil, nil })
 	s.AddPrompt(&sdk.Prompt{Name: "greet", Arguments: []*sdk.PromptArgument{{Name: "name", Required: true}}},
@@ -70,7 +77,7 @@ func TestMCPResourceRoutes(t *testing.T) {
 		t.Fatalf("GET /api/mcp/resources = %d %v", status, v)
 	}
 	lib := servers[0].(map[string]any)
-	if lib["server"] != "library" || lib["offered"] != true || len(lib["resources"].([]any)) != 3 || len(lib["templates"].([]any)) != 1 {
+	if lib["server"] != "library" || lib["offered"] != true || len(lib["resources"].([]any)) != 5 || len(lib["templates"].([]any)) != 1 {
 		t.Errorf("library's resources = %v", lib)
 	}
 	if calc := servers[1].(map[string]any); calc["offered"] != false || len(calc["resources"].([]any)) != 0 {
@@ -102,6 +109,7 @@ func TestMCPResourceRoutes(t *testing.T) {
 		{readPath("nowhere", "library://notes.txt"), http.StatusNotFound, `no MCP server "nowhere": the servers are "library", "calculator"`},
 		{readPath("library", "library://missing"), http.StatusNotFound, `MCP server "library" has no resource "library://missing"`},
 		{readPath("library", "library://huge.bin"), http.StatusUnprocessableEntity, `is a blob (application/octet-stream) of 2 MiB, more than the 1 MiB toolscope shows or attaches`},
+		{readPath("library", "library://volumes"), http.StatusUnprocessableEntity, `holds 3 contents of 1800 KiB in all, more than the 1 MiB toolscope shows or attaches`},
 		{"/api/mcp/resources/read?server=library", http.StatusBadRequest, "?server=NAME&uri=URI"},
 		{"/api/mcp/resources?server=nowhere", http.StatusNotFound, `no MCP server "nowhere"`},
 		{"/api/mcp/prompts?server=nowhere", http.StatusNotFound, `no MCP server "nowhere"`},
@@ -171,6 +179,7 @@ func TestAttachedResourcesReachTheInput(t *testing.T) {
 		{`{"message": "hi", "resources": [{"server": "library", "uri": "library://huge.bin"}]}`, http.StatusUnprocessableEntity, `"resources"[0]: resource "library://huge.bin"`},
 		{`{"message": "hi", "resources": [{"server": "nowhere", "uri": "x"}]}`, http.StatusNotFound, `"resources"[0]: no MCP server "nowhere"`},
 		{`{"message": "hi", "resources": [{"uri": "x"}]}`, http.StatusBadRequest, `"resources"[0]: name the resource`},
+		{`{"message": "hi", "resources": [{"server": "library", "uri": "library://big.txt"}, {"server": "library", "uri": "library://big.txt"}]}`, http.StatusUnprocessableEntity, `"resources": the 2 resources attached come to more than the 1 MiB a request may attach`},
 	} {
 		resp, body := ts.call(t, "POST", "/api/runs", c.body, nil)
 		wantErrorSays(t, "POST /api/runs "+c.body, resp, body, c.status, c.says)

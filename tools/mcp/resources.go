@@ -260,16 +260,23 @@ func (s *server) listResources(ctx context.Context) {
 }
 
 // collect gathers the items of a paginated list, every page of it.
+// A server that pages on and on is not listed to the end.
 func collect[T any](seq func(yield func(T, error) bool)) ([]T, error) {
 	var out []T
 	for item, err := range seq {
 		if err != nil {
 			return nil, err
 		}
+		if len(out) == maxListed {
+			return nil, fmt.Errorf("it lists more than %d, more than toolscope shows", maxListed)
+		}
 		out = append(out, item)
 	}
 	return out, nil
 }
+
+// maxListed bounds a server's resources, templates or prompts.
+const maxListed = 10_000
 
 // resourcesChanged and promptsChanged handle the list_changed
 // notifications: refreshCatalog lists again, off the SDK's one handler

@@ -58,3 +58,18 @@ func TestCatalogListingsWhileAServerIsReplaced(t *testing.T) {
 	close(done)
 	wg.Wait()
 }
+
+// A server whose listing pages on and on is not listed to the end.
+func TestCollectStopsAtTheLimit(t *testing.T) {
+	endless := func(yield func(int, error) bool) {
+		for i := 0; yield(i, nil); i++ {
+		}
+	}
+	if _, err := collect(endless); err == nil || !strings.Contains(err.Error(), "lists more than 10000") {
+		t.Errorf("collect of an endless listing: %v, want it refused", err)
+	}
+	two := func(yield func(int, error) bool) { _ = yield(7, nil) && yield(8, nil) }
+	if got, err := collect(two); err != nil || len(got) != 2 {
+		t.Errorf("collect of two items = %v, %v", got, err)
+	}
+}
