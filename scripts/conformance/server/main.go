@@ -127,6 +127,50 @@ func addTools(s *mcp.Server) {
 	})
 	addInputRequiredTools(s)
 	addStatelessTools(s)
+	addSchemaTools(s)
+}
+
+// addSchemaTools adds the tools whose input schemas the suite reads: one
+// in JSON Schema 2020-12's vocabulary, which must reach tools/list as
+// written, and one that mirrors an argument into an Mcp-Param-* header
+// (x-mcp-header), which the server must check against the body.
+func addSchemaTools(s *mcp.Server) {
+	echo := func(_ context.Context, _ *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, any, error) {
+		b, err := json.Marshal(args)
+		return answer(text("called with " + string(b))), nil, err
+	}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "json_schema_2020_12_tool",
+		Description: "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613, SEP-2106)",
+		InputSchema: json.RawMessage(`{
+			"$schema": "https://json-schema.org/draft/2020-12/schema",
+			"type": "object",
+			"$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+			"properties": {
+				"name": {"type": "string"},
+				"address": {"$ref": "#/$defs/address"},
+				"contactMethod": {"type": "string", "enum": ["phone", "email"]},
+				"phone": {"type": "string"},
+				"email": {"type": "string"}
+			},
+			"allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+			"if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+			"then": {"required": ["phone"]},
+			"else": {"required": ["email"]},
+			"additionalProperties": false
+		}`),
+	}, echo)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "test_x_mcp_header",
+		Description: "Tests SEP-2243 Mcp-Param-* server-side validation",
+		InputSchema: json.RawMessage(`{
+			"type": "object",
+			"properties": {
+				"region": {"type": "string", "description": "mirrored into Mcp-Param-Region", "x-mcp-header": "Region"},
+				"level": {"type": "integer", "description": "not mirrored"}
+			}
+		}`),
+	}, echo)
 }
 
 // addStatelessTools adds the tools by which the server-stateless scenario
