@@ -15,7 +15,8 @@ export const EventType = Object.freeze({
   ElicitationRequested: 'elicitation_requested',
   /**
    * ElicitationAnswered: Reply, as the server gets it; Reply.Note says
-   * why when toolscope answered in the person's place.
+   * why when toolscope answered in the person's place. Error, and no
+   * Reply, when the request was refused.
    */
   ElicitationAnswered: 'elicitation_answered',
   /**
