@@ -527,6 +527,44 @@ func TestStatelessRequestsShareOneProcess(t *testing.T) {
 	}
 }
 
+// The shared child sends a list change that any listen asked for, so
+// the bridge gives each listen only the kinds it asked for: one for
+// prompts alone hears nothing of the tools, one for tools hears of them.
+func TestEachListenHearsOnlyTheChangesItAskedFor(t *testing.T) {
+	_, url := bridge(t, command("lab"), quiet)
+	listen := func(kind string) *bufio.Reader {
+		resp := post2026(t, url, "subscriptions/listen", "", "", `"notifications":{"`+kind+`ListChanged":true}`)
+		t.Cleanup(func() { resp.Body.Close() })
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("listen for %s: %s", kind, resp.Status)
+		}
+		stream := bufio.NewReader(resp.Body)
+		if ack := nextEvent(t, stream); !strings.Contains(ack, "notifications/subscriptions/acknowledged") || !strings.Contains(ack, `"`+kind+`ListChanged":true`) {
+			t.Fatalf("listen for %s began with %q, want its acknowledgement", kind, ack)
+		}
+		return stream
+	}
+	prompts, tools := listen("prompts"), listen("tools")
+	post := func(tool string) {
+		if resp := post2026(t, url, "tools/call", tool, "", `"name":"`+tool+`","arguments":{}`); resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %s %s", tool, resp.Status, readAll(t, resp))
+		} else {
+			readAll(t, resp)
+		}
+	}
+	post("grow")
+	if got := nextEvent(t, tools); !strings.Contains(got, "notifications/tools/list_changed") {
+		t.Errorf("the listen for tools heard %q, want notifications/tools/list_changed", got)
+	}
+	// The bridge hands a change to every listen at once, so by now the
+	// tools' change has gone to the listen for prompts, if at all: the
+	// first change it hears must be the prompts'.
+	post("sprout")
+	if got := nextEvent(t, prompts); !strings.Contains(got, "notifications/prompts/list_changed") {
+		t.Errorf("the listen for prompts alone heard %q, want notifications/prompts/list_changed", got)
+	}
+}
+
 // The child sees no HTTP headers, so the bridge checks a 2026-07-28
 // request's headers against its body, as the revision wants. A request
 // whose _meta names 2026-07-28 but that lacks the MCP-Protocol-Version

@@ -66,7 +66,11 @@ func serve(s *sdk.Server) {
 
 // labServer's tools each exercise one thing a bridge must pass through.
 func labServer() *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "lab", Version: "1.0.0"}, nil)
+	// Prompts, though it has none until sprout, so that a listen may ask
+	// for their list's changes.
+	s := sdk.NewServer(&sdk.Implementation{Name: "lab", Version: "1.0.0"}, &sdk.ServerOptions{
+		Capabilities: &sdk.ServerCapabilities{Logging: &sdk.LoggingCapabilities{}, Prompts: &sdk.PromptCapabilities{ListChanged: true}},
+	})
 	type none struct{}
 	sdk.AddTool(s, &sdk.Tool{Name: "pid", Description: "The server's process ID"},
 		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
@@ -95,6 +99,13 @@ func labServer() *sdk.Server {
 					return text("grown"), nil, nil
 				})
 			return text("grew"), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "sprout", Description: "Adds the prompt sprouted, and so announces a new list of prompts"},
+		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+			s.AddPrompt(&sdk.Prompt{Name: "sprouted"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+				return &sdk.GetPromptResult{}, nil
+			})
+			return text("sprouted"), nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "ask", Description: "Asks the client's model, by sampling, what 2 + 2 is"},
 		func(ctx context.Context, req *sdk.CallToolRequest, _ none) (*sdk.CallToolResult, any, error) {

@@ -27,7 +27,7 @@ import (
 // as two clients may well choose the same, and the answer and progress
 // go back under the client's. Of what the child sends of its own accord
 // (see unrouted), a list change goes to every client that listens
-// (subscriptions/listen), and what names a listen by its subscription id
+// (subscriptions/listen) for its kind, and what names a listen by its subscription id
 // to that listen alone; a log notice goes to the bridge's log, not to
 // some client's, and a request of the child's is answered with an error.
 
@@ -79,6 +79,35 @@ type origin struct {
 	id     jsonrpc.ID
 	token  json.RawMessage // its progress token, or nil
 	listen bool            // a subscriptions/listen, which the child's notifications go to
+	wants  []string        // of a listen, the list changes (their methods) its client asked for
+}
+
+// listChanges are the list changes a listen may ask for, by the member of
+// its params.notifications that asks, and the method that announces each.
+var listChanges = map[string]string{
+	"toolsListChanged":     "notifications/tools/list_changed",
+	"promptsListChanged":   "notifications/prompts/list_changed",
+	"resourcesListChanged": "notifications/resources/list_changed",
+}
+
+// wantedChanges are the methods of the list changes a subscriptions/listen
+// whose params are params asks for. The child, seeing one session, may
+// send a change that any listen asked for, so the bridge must give each
+// listen only its own: a client that asked for prompts alone has said it
+// wants to hear nothing of tools. Params of another shape ask for none;
+// the child refuses them.
+func wantedChanges(params json.RawMessage) []string {
+	var p struct {
+		Notifications map[string]any `json:"notifications"`
+	}
+	_ = json.Unmarshal(params, &p)
+	var methods []string
+	for member, method := range listChanges {
+		if want, _ := p.Notifications[member].(bool); want {
+			methods = append(methods, method)
+		}
+	}
+	return methods
 }
 
 // own gives a client's request of the shared session an id and progress
@@ -103,6 +132,9 @@ func (s *session) own(msg jsonrpc.Message) jsonrpc.Message {
 	s.mu.Unlock()
 	id, _ := jsonrpc.MakeID(fmt.Sprintf("bridge-%d", n)) // a string is always an ID
 	o := origin{id: req.ID, listen: req.Method == "subscriptions/listen"}
+	if o.listen {
+		o.wants = wantedChanges(req.Params)
+	}
 	params := req.Params
 	if token, rewritten, ok := replaceMember(params, "_meta", "progressToken", json.RawMessage(fmt.Sprintf(`"bridge-%d"`, n))); ok {
 		o.token, params = token, rewritten
@@ -194,9 +226,10 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 // the child is answering have a stream, and the child may serve many
 // clients' at once, so nothing else may go to whichever client happens
 // to be waiting:
-//   - a list change interests every client that listens, and goes to each
+//   - a list change goes to every listen that asked for its kind, each
 //     under its own subscription id (the child, seeing one session, may
-//     know only the latest listen);
+//     know only the latest listen, and sends a change any listen asked
+//     for);
 //   - another notification naming a listen (its acknowledgement, a
 //     resource's update) goes to that listen alone;
 //   - a log notice (notifications/message) is logged by the bridge, not
@@ -231,7 +264,7 @@ func (s *session) unrouted(msg jsonrpc.Message) {
 	defer s.mu.Unlock()
 	if strings.HasSuffix(req.Method, "/list_changed") {
 		for id, o := range s.origins {
-			if p, ok := s.requests[id]; ok && o.listen && p.st != nil {
+			if p, ok := s.requests[id]; ok && slices.Contains(o.wants, req.Method) && p.st != nil {
 				s.send(withSubscription(req, body.Meta, o.id), p.st, false)
 			}
 		}
