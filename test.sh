@@ -43,11 +43,22 @@ fi
 node_modules/.bin/tsc -p frontend/web/tsconfig.json
 node_modules/.bin/eslint frontend/web/static
 go vet ./...
-go test -race -count=1 ./...
 # The MCP conformance suite against toolscope's client and servers; it
 # installs the suite and Node.js 22 into a node_modules of its own
-# (docs/mcp.md#conformance).
-scripts/conformance/run.sh
+# (docs/mcp.md#conformance). It goes on beside the Go tests, whose
+# browser tests leave the cores idle while they wait on Chromium, and its
+# output comes after theirs.
+conformance_log=$(mktemp)
+scripts/conformance/run.sh >"$conformance_log" 2>&1 &
+conformance=$!
+trap 'kill "$conformance" 2>/dev/null || true' EXIT # when a Go test fails
+go test -race -count=1 ./...
+conformance_status=0
+wait "$conformance" || conformance_status=$?
+trap - EXIT
+cat "$conformance_log"
+rm -f "$conformance_log"
+[ "$conformance_status" -eq 0 ] || exit "$conformance_status"
 # The eval harness's memory test, which the race detector would slow
 # tenfold: 11,000 cases must leave no more heap than 1,000.
 go test -count=1 -run '^TestMemoryDoesNotGrowWithCases$' ./eval/runner/
