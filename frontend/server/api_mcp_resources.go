@@ -106,7 +106,7 @@ func (s *Server) readResource(ctx context.Context, server, uri string) (*sdk.Rea
 	for _, rc := range res.Contents {
 		kind, n := "text", len(rc.Text)
 		if rc.Blob != nil {
-			kind, n = "blob ("+orType(rc.MIMEType)+")", len(rc.Blob)
+			kind, n = "blob ("+mcp.MIMEType(rc.MIMEType)+")", len(rc.Blob)
 		}
 		if n > maxResourceBytes {
 			// 422, not 413, which speaks of the request's body.
@@ -123,13 +123,6 @@ func (s *Server) readResource(ctx context.Context, server, uri string) (*sdk.Rea
 			uri, server, len(res.Contents), byteSize(total), byteSize(maxResourceBytes)))
 	}
 	return res, nil
-}
-
-func orType(mimeType string) string {
-	if mimeType == "" {
-		return "of no stated type"
-	}
-	return mimeType
 }
 
 // promptRequest is the body of POST /api/mcp/prompts/get.

@@ -368,7 +368,7 @@ func AttachedResource(server string, res *sdk.ReadResourceResult) string {
 		}
 		b.WriteString(">\n")
 		if c.Blob != nil {
-			fmt.Fprintf(&b, "[blob: %s, %s]", orUnknown(c.MIMEType), size(len(c.Blob)))
+			fmt.Fprintf(&b, "[blob: %s, %s]", MIMEType(c.MIMEType), size(len(c.Blob)))
 		} else {
 			b.WriteString(strings.TrimSuffix(c.Text, "\n"))
 		}
@@ -384,7 +384,9 @@ func attr(s string) string {
 	return b.String()
 }
 
-func orUnknown(mimeType string) string {
+// MIMEType is a content's type as toolscope words it, "unknown type"
+// when the server named none.
+func MIMEType(mimeType string) string {
 	if mimeType == "" {
 		return "unknown type"
 	}
