@@ -41,6 +41,8 @@ type setup struct {
 	heartbeat time.Duration
 	// config, when set, changes the server's config before it starts.
 	config func(*server.Config)
+	// options are the engine's, after tools.
+	options []engine.Option
 }
 
 // start serves through the engine factory the binary uses.
@@ -53,6 +55,7 @@ func start(t *testing.T, s setup) *testServer {
 	if s.tools != nil {
 		opts = append(opts, engine.WithTools(s.tools...))
 	}
+	opts = append(opts, s.options...)
 	e, err := engine.Start(t.Context(), s.settings, t.Output(), opts...)
 	if err != nil {
 		t.Fatal(err)

@@ -233,7 +233,7 @@ func (h *Hub) reconnect(ctx context.Context, name string) {
 	if old.currentState() == StateReady {
 		return
 	}
-	s := newServer(h.ctx, old.spec, name, h.opts, h.serverChanged)
+	s := newServer(h.ctx, old.spec, old.name, h.opts, h.serverChanged)
 	s.oauth = old.oauth
 	_ = s.connect(ctx) // its state says how it went
 	h.mu.Lock()
