@@ -165,6 +165,11 @@ func TestOAuthRefreshNotKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A file where the folder was: no one, root included, can save there.
+	// The first listing of the server's resources and prompts refreshes
+	// the token too, and saves it: it ends first.
+	if err := hub.WaitCatalog(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	kept := filepath.Join(dir, "mcp-oauth")
 	if err := os.RemoveAll(kept); err != nil {
 		t.Fatal(err)
