@@ -62,6 +62,13 @@ func TestMCPSignInFromThePage(t *testing.T) {
 		t.Error("Authorize is still offered after the sign-in")
 	}
 	// The panel brought in by the sign-in has its resources listed too.
+	defer func() { // what the page and the API held, when they did not
+		if t.Failed() {
+			box, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.querySelector('.mcp-catalog[data-server="remote"]')?.outerHTML ?? 'no box'`))
+			api, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`fetch('/api/mcp/resources').then(r => r.text())`, chromedp.EvalAwaitPromise))
+			t.Logf("the resources box: %s\nGET /api/mcp/resources: %s", box, api)
+		}
+	}()
 	p.waitFor("the server's resources", `[...document.querySelectorAll('.mcp-catalog[data-server="remote"]:not([hidden]) .resource-name')].map(e => e.textContent).includes('profile')`)
 	p.viewport(1366, 768)
 	show("oauth-connected-laptop")

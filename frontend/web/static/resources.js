@@ -34,6 +34,9 @@ function resourceMeta(mimeType, bytes) {
  */
 let openResource = null;
 
+/** How soon to ask again while a server is still listing, in milliseconds. */
+const listingPoll = 500;
+
 export class Catalog {
   /**
    * @param {{dialog: HTMLDialogElement}} ui #resource-dialog
@@ -45,6 +48,8 @@ export class Catalog {
     this.hooks = hooks;
     /** @type {ResourceRef | null} the resource the dialog shows */
     this.shown = null;
+    /** @type {number | undefined} the next load, while a server's first listing is under way */
+    this.again = undefined;
     this.title = /** @type {HTMLElement} */ (this.dialog.querySelector('#resource-title'));
     this.note = /** @type {HTMLElement} */ (this.dialog.querySelector('#resource-note'));
     this.body = /** @type {HTMLElement} */ (this.dialog.querySelector('#resource-body'));
@@ -77,6 +82,11 @@ export class Catalog {
       this.showPrompts(/** @type {HTMLElement} */ (box), server, p);
       /** @type {HTMLElement} */ (box).hidden = !(r?.offered || p?.offered);
     }
+    // A server that has just connected lists its resources and prompts
+    // off the handshake: until it has, its lists are empty, not final.
+    const listing = [...resources.servers, ...prompts.servers].some((/** @type {any} */ s) => s.listing);
+    clearTimeout(this.again);
+    if (listing) this.again = setTimeout(() => this.load(), listingPoll);
   }
 
   showResources(box, server, r) {
@@ -88,7 +98,7 @@ export class Catalog {
     slot(section, 'resource-error').hidden = !r.error;
     const items = r.resources.map((/** @type {any} */ res) => this.resourceItem(server, res));
     for (const t of r.templates) items.push(this.templateItem(server, t));
-    if (!n) items.push(el('li', 'hint', 'None listed.'));
+    if (!n) items.push(el('li', 'hint', r.listing ? 'Listing…' : 'None listed.'));
     slot(section, 'resource-list').replaceChildren(...items);
   }
 
@@ -144,7 +154,7 @@ export class Catalog {
     fill(section, { 'prompt-count': String(p.prompts.length), 'prompt-error': p.error ?? '' });
     slot(section, 'prompt-error').hidden = !p.error;
     const items = p.prompts.map((/** @type {any} */ prompt) => this.promptItem(server, prompt));
-    if (!items.length) items.push(el('li', 'hint', 'None listed.'));
+    if (!items.length) items.push(el('li', 'hint', p.listing ? 'Listing…' : 'None listed.'));
     slot(section, 'prompt-list').replaceChildren(...items);
   }
 
