@@ -75,6 +75,11 @@ func TestSignInKeepsTheServersName(t *testing.T) {
 		if s["state"] == "failed" {
 			t.Fatalf("the server failed after its sign-in: %v", s["error"])
 		}
+		// The page follows the sign-in while it says waiting, and gives
+		// up on a server neither waiting nor ready.
+		if s["sign_in"] != "waiting" {
+			t.Fatalf("GET /api/mcp says %v, sign_in %v, after the approval; want waiting until the server is ready", s["state"], s["sign_in"])
+		}
 	}
 	_, v := ts.get(t, "/api/mcp/resources")
 	if got := v["servers"].([]any)[0].(map[string]any)["server"]; got != "remote" {

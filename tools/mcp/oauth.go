@@ -96,7 +96,7 @@ type oauthClient struct {
 	source    oauth2.TokenSource // nil until signed in
 	kept      *signedIn
 	challenge *challenge         // the 401 or 403 the user is to answer, from the page
-	waiting   bool               // the authorization page is open
+	waiting   bool               // the authorization page is open, or the server connecting after it
 	cancel    context.CancelFunc // ends the page's sign-in under way
 	gen       int                // counts the page's sign-ins
 	lastErr   error

@@ -182,16 +182,22 @@ func (h *Hub) SignIn(ctx context.Context, name, redirectURL string) (string, err
 		cancelFlow()
 		o.mu.Lock()
 		if o.gen == gen { // not ended by a newer sign-in, which speaks for itself
-			o.waiting = false
 			if err == nil {
 				o.challenge = nil
 			} else { // a success keeps save's word, if any, on tokens not kept
-				o.lastErr = err
+				o.waiting, o.lastErr = false, err
 			}
 		}
 		o.mu.Unlock()
 		if err == nil {
+			// Still waiting while the server connects: between the two,
+			// the page would see a server neither signing in nor ready.
 			h.reconnect(signInCtx, name)
+			o.mu.Lock()
+			if o.gen == gen {
+				o.waiting = false
+			}
+			o.mu.Unlock()
 		}
 		h.serverChanged()
 		done <- err
