@@ -65,7 +65,7 @@ func (r *Run) Step(ctx context.Context, _ agent.Pause) agent.Edit {
 	r.mu.Lock()
 	resume, waiting := r.pause.resume, r.pause.waiting
 	r.mu.Unlock()
-	if waiting == nil {
+	if resume == nil {
 		return agent.Edit{} // the run is being stopped: its pause was not recorded
 	}
 	defer func() {
@@ -73,6 +73,9 @@ func (r *Run) Step(ctx context.Context, _ agent.Pause) agent.Edit {
 		r.pause = pause{}
 		r.mu.Unlock()
 	}()
+	if waiting == nil { // Continue came first, as the event reached a viewer
+		return <-resume
+	}
 	timeout := time.NewTimer(time.Until(waiting.Until))
 	defer timeout.Stop()
 	select {

@@ -161,3 +161,23 @@ func TestAPauseTimedOutAtACallLeavesItsConversationInItsEvents(t *testing.T) {
 		t.Errorf("rebuilt from the events:\n%+v\nthe run left:\n%+v", got.Messages, kept)
 	}
 }
+
+// A Continue that comes before the run has begun to wait, as soon as a
+// viewer sees the Paused event, reaches the run all the same: it was told
+// its Edit was taken.
+func TestContinueBeforeTheRunWaits(t *testing.T) {
+	r := &Run{}
+	at := agent.Pause{At: agent.AtCall, Round: 1}
+	r.mu.Lock()
+	r.pause.record(agent.Event{Type: agent.Paused, Pause: &at}, time.Minute)
+	r.mu.Unlock()
+	if err := r.Continue(agent.Edit{Skip: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Step(t.Context(), at); !got.Skip {
+		t.Errorf("Step after Continue = %+v; want the Edit Continue took (skip)", got)
+	}
+	if err := r.Continue(agent.Edit{}); !errors.Is(err, ErrNotPaused) {
+		t.Errorf("a Continue after the pause ended = %v; want ErrNotPaused", err)
+	}
+}
