@@ -133,34 +133,9 @@ func tracedRun(t *testing.T, message string, trace runs.TraceContext) (*receiver
 // runTo runs message through a Hub traced to rc.
 func runTo(t *testing.T, rc *receiver, message string, trace runs.TraceContext) *runs.Run {
 	t.Helper()
-	tracer, err := telemetry.Start(t.Context(), rc.url)
-	if err != nil || tracer == nil {
-		t.Fatalf("Start: %v, %v", tracer, err)
-	}
-	settings := engine.Settings{Backend: engine.BackendDemo,
-		MCP: []mcp.ServerSpec{{Name: "calculator", Command: os.Args[0], Env: map[string]string{roleEnv: "calculator"}}}}
-	e, err := engine.Start(t.Context(), settings, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	a, err := e.Agent(e.Settings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub := runs.NewHub(1)
-	defer hub.Close()
-	hub.Observe(tracer)
-	r, err := hub.Start(runs.Spec{Message: message, Agent: a, Trace: trace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range r.Events(t.Context(), 0) {
-	}
-	if err := tracer.Shutdown(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return r
+	a := engineAgent(t, engine.Settings{Backend: engine.BackendDemo,
+		MCP: []mcp.ServerSpec{{Name: "calculator", Command: os.Args[0], Env: map[string]string{roleEnv: "calculator"}}}})
+	return exportRun(t, rc, runs.Spec{Message: message, Agent: a, Trace: trace})
 }
 
 // tree is the spans received, by name, with their parents.
