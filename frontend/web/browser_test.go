@@ -1574,7 +1574,10 @@ func TestPresenterMode(t *testing.T) {
 	}
 
 	// A recording, stepped event by event, lights the map the same way.
+	// The reload draws the stopped run again from its events first, and
+	// the page opens no recording while it does.
 	p.waitFor("the page script", `document.getElementById('health-status').textContent !== 'checking…'`)
+	p.waitFor("the stopped run redrawn", `document.getElementById('loop-map').dataset.end === 'cancelled' && document.getElementById('composer-stop').hidden`)
 	_ = eval[chromedp.Void](p, recordLoopMap)
 	fixture, _ := filepath.Abs(filepath.Join("..", "..", "recording", "testdata", "recording-v1.jsonl"))
 	p.do(chromedp.SetUploadFiles(chromedp.ID("recording-file"), []string{fixture}))
