@@ -284,7 +284,9 @@ func (p slowPerson) Answer(ctx context.Context, _ agent.Ask) agent.Reply {
 // The tool timeout stands still while the person answers an elicitation,
 // and runs again once they have: a tool that then hangs still times out.
 func TestToolTimeoutHeldWhileThePersonAnswers(t *testing.T) {
-	cfg := agent.Config{ToolTimeout: 20 * time.Millisecond, Answerer: slowPerson{after: 200 * time.Millisecond}}
+	// The person takes twice the tool's limit; the limit is long enough
+	// for the tool's own work on a busy machine.
+	cfg := agent.Config{ToolTimeout: 500 * time.Millisecond, Answerer: slowPerson{after: time.Second}}
 	if got := result(t, runAsking(t, asking(elicitForm), cfg)); got != `accept {"name":"Ada"}` {
 		t.Errorf("answered after the tool timeout: the server got %q", got)
 	}
@@ -295,7 +297,7 @@ func TestToolTimeoutHeldWhileThePersonAnswers(t *testing.T) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	}
-	if got := result(t, runAsking(t, asking(hangAfter), cfg)); got != "error: tool ask did not answer within 20ms" {
+	if got := result(t, runAsking(t, asking(hangAfter), cfg)); got != "error: tool ask did not answer within 500ms" {
 		t.Errorf("a tool hanging after the answer: %q", got)
 	}
 }
