@@ -4,4 +4,4 @@
 # redirects to the redirect URI toolscope registered (its loopback
 # callback) with the code; following the redirects delivers it, as a
 # browser does once the user clicked "Authorize".
-exec curl --silent --show-error --fail --location --max-time 10 --output /dev/null "$1"
+exec curl --silent --show-error --fail --location --max-time 30 --output /dev/null "$1"
