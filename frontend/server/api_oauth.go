@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
@@ -18,10 +17,7 @@ import (
 // this very address's /oauth/callback, so the Host header the guard let
 // through names the redirect.
 func (s *Server) signIn(c *fiber.Ctx) error {
-	// Cloned: Fiber's string lives in a buffer the next request reuses,
-	// and the sign-in outlives this one (a server once came back
-	// connected as "semote").
-	name, err := url.PathUnescape(strings.Clone(c.Params("name")))
+	name, err := url.PathUnescape(c.Params("name"))
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, "the server's name is not a valid path segment")
 	}

@@ -41,7 +41,7 @@ func (s *Server) query(c *fiber.Ctx) error {
 	if err != nil {
 		return fiber.NewError(fiber.StatusBadRequest, err.Error())
 	}
-	run, err := s.launch(c, settings, engine.Toolset{}, runs.Spec{Message: req.Query, Source: runs.SourceAPI, UserAgent: keptHeader(c, fiber.HeaderUserAgent)})
+	run, err := s.launch(c, settings, engine.Toolset{}, runs.Spec{Message: req.Query, Source: runs.SourceAPI, UserAgent: c.Get(fiber.HeaderUserAgent)})
 	if err != nil {
 		return err
 	}

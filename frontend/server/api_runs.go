@@ -143,13 +143,7 @@ func (s *Server) launch(c *fiber.Ctx, settings engine.Settings, ts engine.Toolse
 // run carries on past the request: a tracer makes the run's spans
 // children of the caller's span.
 func traceContext(c *fiber.Ctx) runs.TraceContext {
-	return runs.TraceContext{Parent: keptHeader(c, "traceparent"), State: keptHeader(c, "tracestate"), Baggage: keptHeader(c, "baggage")}
-}
-
-// keptHeader is a request header copied for a run to keep: Fiber's
-// strings point into a buffer that the connection's next request reuses.
-func keptHeader(c *fiber.Ctx, name string) string {
-	return strings.Clone(c.Get(name))
+	return runs.TraceContext{Parent: c.Get("traceparent"), State: c.Get("tracestate"), Baggage: c.Get("baggage")}
 }
 
 // startError words why a run could not start.

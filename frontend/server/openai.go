@@ -160,7 +160,7 @@ func (s *Server) startChat(c *fiber.Ctx, req *chatRequest) (*runs.Run, *completi
 		settings.MaxRounds = callerRounds
 		conv.System = joinText(conv.System, req.instructions())
 	}
-	run, err := s.launch(c, settings, toolset, runs.Spec{Message: asked, History: conv, Source: runs.SourceAPI, UserAgent: keptHeader(c, fiber.HeaderUserAgent)})
+	run, err := s.launch(c, settings, toolset, runs.Spec{Message: asked, History: conv, Source: runs.SourceAPI, UserAgent: c.Get(fiber.HeaderUserAgent)})
 	if err != nil {
 		return nil, nil, err
 	}
