@@ -134,12 +134,12 @@ func New(cfg Config) *Server {
 	cfg.Hub.OnIdle(returnMemory(cfg.Hub))
 	s := &Server{cfg: cfg}
 	s.app = fiber.New(fiber.Config{
-		AppName:        "toolscope",
+		AppName: "toolscope",
 		// Every string a handler reads from the request is its own copy:
 		// runs, sign-ins and evals outlive the request, and Fiber's strings
 		// otherwise point into a buffer the connection's next request
 		// overwrites (a signed-in server once came back as "semote").
-		Immutable: true,
+		Immutable:      true,
 		BodyLimit:      cfg.BodyLimit,
 		ReadTimeout:    cfg.ReadTimeout,
 		WriteTimeout:   cfg.WriteTimeout,
